@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+  name: "Processed",
+  platforms: [
+    .macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1),
+  ],
+  products: [
+    .library(name: "Processed", targets: ["Processed"])
+  ],
+  targets: [
+    .target(name: "CProcessedAtomics"),
+    .target(name: "Processed", dependencies: ["CProcessedAtomics"]),
+    .testTarget(name: "ProcessedTests", dependencies: ["Processed"]),
+    .executableTarget(name: "Demo", dependencies: ["Processed"], path: "Playgrounds/Demo"),
+  ],
+  swiftLanguageModes: [.v6]
+)
+
+let upcomingFeatures = ["ExistentialAny", "InternalImportsByDefault", "MemberImportVisibility"]
+for target in package.targets where target.name != "CProcessedAtomics" {
+  var settings = target.swiftSettings ?? []
+  settings += upcomingFeatures.map { .enableUpcomingFeature($0) }
+  target.swiftSettings = settings
+}

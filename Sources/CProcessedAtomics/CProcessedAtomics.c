@@ -1,0 +1,1 @@
+// Intentionally empty: everything lives in the header as static inline functions.

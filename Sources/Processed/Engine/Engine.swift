@@ -1,0 +1,153 @@
+/// The one engine behind every load and process, wrapper and key path alike.
+///
+/// A load moves through these steps (see `Documentation/Architecture.md`):
+/// 1. `start` cancels the host's current load, takes a fresh id, creates the task, records both in the tracker
+///    and then writes the start state (unless `silently`, or the state already is exactly that).
+/// 2. The task runs the block. Each `yield` and the final outcome are written only while the load is still
+///    current — its id is the tracker's and its task is not cancelled — so a superseded, cancelled or reset load
+///    never writes again, even when its block ignores cancellation.
+/// 3. The outcome ends the load: the tracker is cleared *before* the final write, so an observer that starts a new
+///    load from that write is not disturbed.
+///
+/// The task holds its host weakly: when nothing else owns the host (a wrapper's storage was released), the load
+/// cannot write and the host's `deinit` cancels it.
+extension StateHost {
+  /// Starts a load described by `plan` and returns its task.
+  @discardableResult
+  func start(_ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?) -> Task<Void, Never> {
+    tracker.clear()?.cancel()
+    let id = LoadTracker.nextID()
+    let host = WeakHost(self)
+    let task = Task(priority: priority) {
+      await Self.execute(plan, id: id, host: host)
+    }
+    tracker.begin(id, task: task)
+    if !silently, !plan.isStarted(currentState) {
+      store(plan.startState)
+    }
+    return task
+  }
+
+  /// Starts a load and waits for it to end. Cancelling the calling task cancels the load.
+  func startAndWait(_ plan: LoadPlan<State>, silently: Bool) async {
+    let task = start(plan, silently: silently, priority: nil)
+    await withTaskCancellationHandler {
+      await task.value
+    } onCancel: {
+      task.cancel()
+    }
+  }
+
+  /// Cancels the current load, if any; the state stays as it is.
+  func cancelLoad() {
+    guard tracker.isRunning else { return }
+    tracker.clear()?.cancel()
+    loadDidEnd()
+  }
+
+  /// Cancels the current load and writes the reset state (`.absent`, `.idle`) unless the state already is that.
+  func resetState() {
+    cancelLoad()
+    if !currentState.isResetState {
+      store(State.resetState)
+    }
+  }
+
+  /// A manual write: cancels the current load, then stores and notifies.
+  func overwrite(_ state: State) {
+    cancelLoad()
+    store(state)
+  }
+
+  /// Whether the load `id` may still write: it is current and the task running this code is not cancelled.
+  func mayWrite(_ id: UInt64) -> Bool {
+    tracker.isCurrent(id) && !Task.isCancelled
+  }
+
+  /// Ends load `id` with `outcome`, if it may still write; otherwise only drops its bookkeeping if it is current.
+  func finish(_ id: UInt64, with outcome: LoadOutcome<State>) {
+    guard tracker.isCurrent(id) else { return }
+    guard !Task.isCancelled else {
+      // Cancelled through its task (or its caller's): it ends without writing.
+      _ = tracker.clear()
+      loadDidEnd()
+      return
+    }
+    switch outcome {
+    case .write(let state):
+      _ = tracker.clear()
+      loadDidEnd()
+      store(state)
+    case .done:
+      _ = tracker.clear()
+      loadDidEnd()
+    case .cancel:
+      cancelLoad()
+    case .reset:
+      resetState()
+    }
+  }
+
+  // MARK: Running
+
+  /// The body of a load's task.
+  private static func execute(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async {
+    let outcome: LoadOutcome<State>
+    if plan.interrupts.isEmpty {
+      outcome = await runBody(plan, id: id, host: host)
+    } else {
+      let timer = Task {
+        await runInterrupts(plan, id: id, host: host)
+      }
+      outcome = await withTaskCancellationHandler {
+        await runBody(plan, id: id, host: host)
+      } onCancel: {
+        timer.cancel()
+      }
+      timer.cancel()
+    }
+    host.object?.finish(id, with: outcome)
+  }
+
+  private static func runBody(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async -> LoadOutcome<State> {
+    do {
+      let result = try await plan.body { state in
+        guard let host = host.object, host.mayWrite(id) else { return }
+        host.store(state)
+      }
+      return result.map(LoadOutcome.write) ?? .done
+    } catch {
+      return LoadOutcome(error: error, failure: plan.failure)
+    }
+  }
+
+  /// Calls `onInterrupt` after each accumulated delay while load `id` is current. A zero or negative delay fires
+  /// at once and adds nothing. An error thrown from `onInterrupt` ends the load like an error from the block, and
+  /// cancels the block's task.
+  private static func runInterrupts(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async {
+    guard let onInterrupt = plan.onInterrupt else { return }
+    var accumulated = Duration.zero
+    for delay in plan.interrupts {
+      if delay > .zero {
+        do { try await Task.sleep(for: delay) } catch { return }
+        accumulated += delay
+      }
+      guard let current = host.object, current.mayWrite(id) else { return }
+      do {
+        try onInterrupt(accumulated)
+      } catch {
+        let task = current.tracker.task
+        current.finish(id, with: LoadOutcome(error: error, failure: plan.failure))
+        task?.cancel()
+        return
+      }
+    }
+  }
+}
+
+/// A weak reference to a host, passed into a load's task so that the task never keeps its host alive.
+struct WeakHost<Host: AnyObject & Sendable>: Sendable {
+  weak var object: Host?
+
+  init(_ object: Host) { self.object = object }
+}

@@ -1,0 +1,37 @@
+/// The bookkeeping of the load that currently owns one state: its identity and its task.
+///
+/// Every load gets an id from one main-actor counter, never reused, so a load that was superseded, cancelled or
+/// ended can always tell that it is no longer current — also after its state's bookkeeping was removed and created
+/// again (the key-path forms drop theirs when a load ends).
+struct LoadTracker: Sendable {
+  /// The current load's id; `0` when no load runs.
+  private(set) var currentID: UInt64 = 0
+  /// The current load's task.
+  private(set) var task: Task<Void, Never>?
+
+  @MainActor private static var lastID: UInt64 = 0
+
+  /// A fresh id, distinct from every earlier one.
+  @MainActor static func nextID() -> UInt64 {
+    lastID &+= 1
+    return lastID
+  }
+
+  var isRunning: Bool { currentID != 0 }
+
+  func isCurrent(_ id: UInt64) -> Bool { currentID == id }
+
+  mutating func begin(_ id: UInt64, task: Task<Void, Never>) {
+    currentID = id
+    self.task = task
+  }
+
+  /// Forgets the current load and returns its task (which the caller may cancel).
+  mutating func clear() -> Task<Void, Never>? {
+    defer {
+      currentID = 0
+      task = nil
+    }
+    return task
+  }
+}

@@ -1,0 +1,19 @@
+/// Something that owns one state and the load that drives it: the storage behind a `@Loadable`/`@Process`
+/// wrapper, or a key path of a class for ``LoadableSupport``/``ProcessSupport``.
+///
+/// Hosts differ only in where the state lives and whom a write notifies. The engine (the extension in
+/// `Engine.swift`) holds all the rules — start, latest wins, outcomes, cancel, reset, interrupts — once, for loads
+/// and processes alike.
+@MainActor
+protocol StateHost<State>: AnyObject, Sendable {
+  associatedtype State: ManagedState & Sendable
+
+  /// The current load's bookkeeping.
+  var tracker: LoadTracker { get set }
+  /// The state as it is now.
+  var currentState: State { get }
+  /// Stores `state` and notifies every observer of it.
+  func store(_ state: State)
+  /// Called when the host no longer has a current load (it ended, was cancelled or reset).
+  func loadDidEnd()
+}

@@ -1,0 +1,113 @@
+/// A class that owns an ``ObserverRegistry``, so that code can observe its properties without macros, Combine or
+/// the Observation framework.
+///
+/// Every change of a property reaches `observe(\.property)` observers exactly once when it is made by
+/// - a ``LoadableSupport`` / ``ProcessSupport`` call on that key path (`load(\.numbers) { … }`),
+/// - a `@Loadable` or `@Process` property of the model (its loads, yields, resets and manual writes),
+/// - an ``Observed`` property (`@Observed var title = ""`), or
+/// - a plain property whose `didSet` calls ``notifyObservers(_:)``.
+///
+/// ```swift
+/// @MainActor
+/// final class FeedModel: ObservableModel, LoadableSupport {
+///   let observers = ObserverRegistry()
+///   var feed: LoadableState<[String]> = .absent
+///   @Observed var filter = ""
+///
+///   func refresh() {
+///     load(\.feed) { ["first", "second"] }
+///   }
+/// }
+///
+/// let model = FeedModel()
+/// let token = model.observe(\.feed) { state in print(state) }
+/// model.refresh()  // prints .loading, then .loaded(["first", "second"])
+/// ```
+public protocol ObservableModel: AnyObject {
+  /// The registry that delivers this model's changes. Store one: `let observers = ObserverRegistry()`.
+  var observers: ObserverRegistry { get }
+}
+
+extension ObservableModel {
+  /// Calls `onChange` with the new value after every change of the property at `keyPath`.
+  ///
+  /// The handler runs on the main actor, synchronously after the change. It does not receive the current value on
+  /// registration — read it yourself if you need it.
+  ///
+  /// ```swift
+  /// model.observe(\.feed) { state in
+  ///   if case .error(let error) = state { log(error) }
+  /// }
+  /// .store(in: &tokens)
+  /// ```
+  ///
+  /// May be called from any thread. Calling it on a model that is being deallocated returns a token that is never
+  /// called and whose `cancel()` does nothing.
+  ///
+  /// > Note: A `@Loadable`, `@Process` or ``Observed`` property links itself to the model the first time it is
+  /// > read or written through the model on the main actor. Observing from the main actor makes that first read
+  /// > for you; when you observe from elsewhere, changes are delivered from the property's first main-actor access
+  /// > on.
+  ///
+  /// - Parameters:
+  ///   - keyPath: The observed property.
+  ///   - isolation: The caller's isolation; leave the default.
+  ///   - onChange: Called with each new value.
+  /// - Returns: A token; the observation lasts until it is cancelled or released.
+  public func observe<Value>(
+    _ keyPath: KeyPath<Self, Value>,
+    isolation: isolated (any Actor)? = #isolation,
+    _ onChange: @escaping @MainActor (_ newValue: Value) -> Void
+  ) -> ObservationToken {
+    let registry = observers
+    let token = registry.addObserver(to: registry.slot(for: keyPath), onChange)
+    if let isolation, ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared) {
+      // Reading the property once links a wrapper-backed property (`@Loadable`, `@Process`) to this registry, so
+      // that changes made through its projected value (`$numbers.load { … }`) reach the new observer.
+      // The caller runs on the main actor (its isolation is `MainActor.shared`), so nothing is sent anywhere.
+      nonisolated(unsafe) let model = self
+      nonisolated(unsafe) let keyPath = keyPath
+      MainActor.assumeIsolated { _ = model[keyPath: keyPath] }
+    }
+    return token
+  }
+
+  /// Tells the observers of `keyPath` that its value changed, passing the current value.
+  ///
+  /// Use it in the `didSet` of a plain stored property that you want observable without ``Observed``:
+  ///
+  /// ```swift
+  /// var query = "" {
+  ///   didSet { notifyObservers(\.query) }
+  /// }
+  /// ```
+  ///
+  /// When the write came from a ``LoadableSupport``/``ProcessSupport`` call, this call is absorbed (that call
+  /// notifies once itself), so observers still see each change once.
+  ///
+  /// - Parameter keyPath: The property that changed.
+  @MainActor
+  public func notifyObservers<Value>(_ keyPath: KeyPath<Self, Value>) {
+    let registry = observers
+    registry.notify(registry.slot(for: keyPath), self[keyPath: keyPath])
+  }
+}
+
+/// How a state owned by a wrapper reaches the observers of the model that contains it: the model's registry and the
+/// slot of the property's key path, resolved once.
+struct ModelLink<Value>: Sendable {
+  let registry: ObserverRegistry
+  let slot: ObserverSlot<Value>
+
+  /// Resolves the link for `keyPath` of `instance`, or `nil` when the instance is not an ``ObservableModel``.
+  static func resolve<Model: AnyObject>(_ instance: Model, keyPath: AnyKeyPath) -> ModelLink? {
+    guard let model = instance as? any ObservableModel else { return nil }
+    let registry = model.observers
+    return ModelLink(registry: registry, slot: registry.slot(for: keyPath))
+  }
+
+  @MainActor
+  func notify(_ value: Value) {
+    registry.notify(slot, value)
+  }
+}

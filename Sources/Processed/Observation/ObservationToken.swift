@@ -1,0 +1,52 @@
+/// Keeps an observer registered; cancel it, or let it go, to stop observing.
+///
+/// Tokens come from ``ObservableModel/observe(_:_:)`` and from the `observe(_:)` method of a `@Loadable` or
+/// `@Process` controller. Releasing the last reference to a token cancels it, so keep tokens for as long as you
+/// want to hear about changes — usually in a `Set<ObservationToken>` owned by the observing object.
+///
+/// ```swift
+/// var tokens = Set<ObservationToken>()
+/// model.observe(\.numbers) { state in print(state) }.store(in: &tokens)
+/// tokens.removeAll()  // stops observing
+/// ```
+///
+/// - `cancel()` may be called from any thread, any number of times, also from inside the observer's own handler.
+/// - After `cancel()` returns, the handler is never called again.
+/// - A token that outlives its registry (its model was deallocated) stays valid; cancelling it does nothing.
+public final class ObservationToken: Hashable, @unchecked Sendable {
+  // `@unchecked`: every stored property is immutable after `init`; the weak reference is loaded atomically by the
+  // Swift runtime.
+  private weak var registry: ObserverRegistry?
+  private let slot: AnyObserverSlot
+  private let id: UInt64
+
+  init(registry: ObserverRegistry, slot: AnyObserverSlot, id: UInt64) {
+    self.registry = registry
+    self.slot = slot
+    self.id = id
+  }
+
+  deinit { cancel() }
+
+  /// Stops the observation. Idempotent and thread-safe; after it returns the handler is never called again.
+  public func cancel() {
+    registry?.removeObserver(id: id, from: slot)
+  }
+
+  /// Keeps this token in `set`, so that it lives — and the observation goes on — as long as the set holds it.
+  ///
+  /// ```swift
+  /// $numbers.observe { print($0) }.store(in: &tokens)
+  /// ```
+  ///
+  /// - Parameter set: The set that will own the token.
+  public func store(in set: inout Set<ObservationToken>) {
+    set.insert(self)
+  }
+
+  /// Tokens are equal only to themselves.
+  public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool { lhs === rhs }
+
+  /// Hashes the token's identity.
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -1,0 +1,70 @@
+/// A property wrapper that holds a ``LoadableState`` and drives it with loads that cancel each other, so the
+/// latest load always wins.
+///
+/// Use it in a view, a view model, a service or a test. Its projected value (`$numbers`) is a
+/// ``LoadableController`` that starts, cancels and resets loads and registers observers.
+///
+/// ```swift
+/// @MainActor
+/// final class NumbersModel {
+///   @Loadable var numbers: LoadableState<[Int]>
+///
+///   func refresh() {
+///     $numbers.load {
+///       try await Task.sleep(for: .milliseconds(10))
+///       return [1, 2, 3]
+///     }
+///   }
+/// }
+/// ```
+///
+/// The wrapper has reference semantics: copies share one state, like SwiftUI's `@State`. It works as a stored
+/// property of a class or a struct, and standalone (`let numbers = Loadable<[Int]>()`). Inside an
+/// ``ObservableModel``, every change also reaches `model.observe(\.numbers)`.
+///
+/// Writing ``wrappedValue`` cancels a running load, then stores and notifies. When the last copy of the wrapper
+/// goes away, its running load is cancelled.
+@propertyWrapper
+public struct Loadable<Value: Sendable>: Sendable {
+  let storage: StateStorage<LoadableState<Value>>
+
+  /// Creates the wrapper with an initial state.
+  ///
+  /// - Parameter wrappedValue: The initial state; `.absent` unless given.
+  public init(wrappedValue: LoadableState<Value> = .absent) {
+    storage = StateStorage(wrappedValue)
+  }
+
+  /// The current state. Setting it cancels a running load, then stores the new state and notifies observers.
+  @MainActor
+  public var wrappedValue: LoadableState<Value> {
+    get { storage.currentState }
+    nonmutating set { storage.overwrite(newValue) }
+  }
+
+  /// The controller that loads, cancels, resets and observes this state.
+  @MainActor
+  public var projectedValue: LoadableController<Value> {
+    LoadableController(storage: storage)
+  }
+
+  /// Reads and writes the state of a class's property, and links the state to the class's observers when the
+  /// class is an ``ObservableModel``. Swift calls this for you; you never call it directly.
+  @MainActor
+  public static subscript<EnclosingSelf: AnyObject>(
+    _enclosingInstance instance: EnclosingSelf,
+    wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, LoadableState<Value>>,
+    storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
+  ) -> LoadableState<Value> {
+    get {
+      let storage = instance[keyPath: storageKeyPath].storage
+      storage.connect(to: instance, keyPath: wrappedKeyPath)
+      return storage.currentState
+    }
+    set {
+      let storage = instance[keyPath: storageKeyPath].storage
+      storage.connect(to: instance, keyPath: wrappedKeyPath)
+      storage.overwrite(newValue)
+    }
+  }
+}

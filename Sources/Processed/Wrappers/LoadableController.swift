@@ -1,0 +1,294 @@
+/// The controller of a ``Loadable`` state — the value of `$numbers`.
+///
+/// It starts loads, cancels and resets them, and observes the state. Starting a load cancels the one running,
+/// sets `.loading` (unless `silently`, or the state already is `.loading`), runs the block and writes its result:
+/// `.loaded(value)` for a returned value, `.error(error)` for a thrown error. A load that was superseded, cancelled
+/// or reset never writes again, even when its block ignores cancellation.
+///
+/// ```swift
+/// @Loadable var numbers: LoadableState<[Int]>
+///
+/// $numbers.load { try await api.numbers() }        // a Task; the state follows it
+/// $numbers.load { yield in                         // several states from one load
+///   yield(.loaded([1]))
+///   yield(.loaded([1, 2]))
+/// }
+/// await $numbers.load { try await api.numbers() }  // waits for the load to end
+/// $numbers.cancel()
+/// $numbers.reset()                                 // cancels and sets .absent
+/// ```
+///
+/// Each `load` comes in two forms. The one returning `Task<Void, Never>` starts the load and returns at once. The
+/// `async` one returns when the load ends; its block inherits the caller's priority and task-local values, and
+/// cancelling the caller's task, ``cancel()``, ``reset()`` or a newer load stop it. Inside an `async` function Swift
+/// picks the `async` form; to get the task there, name its type:
+/// `let task: Task<Void, Never> = $numbers.load { … }`.
+///
+/// Throw ``CancelLoadable`` from a block (or `onInterrupt`) to act as ``cancel()``, ``ResetLoadable`` to act as
+/// ``reset()``. A `CancellationError` leaves the state as it is.
+@MainActor
+public struct LoadableController<Value: Sendable> {
+  let storage: StateStorage<LoadableState<Value>>
+
+  /// The current state.
+  public var state: LoadableState<Value> { storage.currentState }
+
+  // MARK: Task forms
+
+  /// Starts a load that writes the value `block` returns, and returns its task.
+  ///
+  /// ```swift
+  /// $numbers.load { try await api.numbers() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - silently: When `true`, the state is not set to `.loading` first (a refresh that keeps showing content).
+  ///   - priority: The priority of the load's task.
+  ///   - block: Returns the loaded value, or throws.
+  /// - Returns: The load's task. Cancelling it cancels the load (the state stays as it is).
+  @discardableResult
+  public func load(
+    silently: Bool = false,
+    priority: TaskPriority? = nil,
+    block: @escaping @MainActor () async throws -> Value
+  ) -> Task<Void, Never> {
+    storage.start(.load(returning: block), silently: silently, priority: priority)
+  }
+
+  /// Starts a load whose block writes states through `yield`, and returns its task.
+  ///
+  /// Returning from the block writes nothing more.
+  ///
+  /// ```swift
+  /// $numbers.load { yield in
+  ///   for try await page in api.pages() { yield(.loaded(page)) }
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - priority: The priority of the load's task.
+  ///   - block: Writes states with `yield`, or throws.
+  /// - Returns: The load's task.
+  @discardableResult
+  public func load(
+    silently: Bool = false,
+    priority: TaskPriority? = nil,
+    block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
+  ) -> Task<Void, Never> {
+    storage.start(.load(yielding: block), silently: silently, priority: priority)
+  }
+
+  /// Starts a load with interrupts, and returns its task.
+  ///
+  /// `onInterrupt` is called after each delay in `interrupts`; the delays accumulate, so `[.seconds(1), .seconds(2)]`
+  /// calls it at 1 s and 3 s with `accumulatedDelay` 1 s and 3 s. A zero or negative delay fires at once and adds
+  /// nothing. Interrupts stop when the load ends. An error thrown from `onInterrupt` ends the load like one thrown
+  /// from the block — a timeout:
+  ///
+  /// ```swift
+  /// $numbers.load(interrupts: [.seconds(10)]) {
+  ///   try await api.numbers()
+  /// } onInterrupt: { _ in
+  ///   throw TimeoutError()  // .error(TimeoutError())
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - priority: The priority of the load's task.
+  ///   - block: Returns the loaded value, or throws.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  /// - Returns: The load's task.
+  @discardableResult
+  public func load(
+    silently: Bool = false,
+    interrupts: [Duration],
+    priority: TaskPriority? = nil,
+    block: @escaping @MainActor () async throws -> Value,
+    onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) -> Task<Void, Never> {
+    storage.start(
+      .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+  }
+
+  /// Starts a yielding load with interrupts, and returns its task. See
+  /// ``load(silently:interrupts:priority:block:onInterrupt:)-(_,_,_,()->Value,_)`` for how interrupts work.
+  ///
+  /// ```swift
+  /// $numbers.load(interrupts: [.seconds(2)]) { yield in
+  ///   yield(.loaded(try await api.cached()))
+  ///   yield(.loaded(try await api.fresh()))
+  /// } onInterrupt: { _ in
+  ///   print("still loading…")
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - priority: The priority of the load's task.
+  ///   - block: Writes states with `yield`, or throws.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  /// - Returns: The load's task.
+  @discardableResult
+  public func load(
+    silently: Bool = false,
+    interrupts: [Duration],
+    priority: TaskPriority? = nil,
+    block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
+    onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) -> Task<Void, Never> {
+    storage.start(
+      .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+  }
+
+  // MARK: async forms
+
+  /// Loads the value `block` returns and waits until the load ends.
+  ///
+  /// ```swift
+  /// await $numbers.load { try await api.numbers() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - block: Returns the loaded value, or throws.
+  public func load(
+    silently: Bool = false,
+    block: @escaping @MainActor () async throws -> Value
+  ) async {
+    await storage.startAndWait(.load(returning: block), silently: silently)
+  }
+
+  /// Runs a yielding load and waits until it ends.
+  ///
+  /// ```swift
+  /// await $numbers.load { yield in yield(.loaded([1])) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - block: Writes states with `yield`, or throws.
+  public func load(
+    silently: Bool = false,
+    block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
+  ) async {
+    await storage.startAndWait(.load(yielding: block), silently: silently)
+  }
+
+  /// Loads with interrupts and waits until the load ends.
+  ///
+  /// ```swift
+  /// await $numbers.load(interrupts: [.seconds(5)]) {
+  ///   try await api.numbers()
+  /// } onInterrupt: { _ in
+  ///   throw TimeoutError()
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - block: Returns the loaded value, or throws.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  public func load(
+    silently: Bool = false,
+    interrupts: [Duration],
+    block: @escaping @MainActor () async throws -> Value,
+    onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) async {
+    await storage.startAndWait(.load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+  }
+
+  /// Runs a yielding load with interrupts and waits until it ends.
+  ///
+  /// ```swift
+  /// await $numbers.load(interrupts: [.seconds(1)]) { yield in
+  ///   yield(.loaded(try await api.numbers()))
+  /// } onInterrupt: { delay in
+  ///   print("waited", delay)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - block: Writes states with `yield`, or throws.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  public func load(
+    silently: Bool = false,
+    interrupts: [Duration],
+    block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
+    onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) async {
+    await storage.startAndWait(.load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+  }
+
+  // MARK: Control
+
+  /// Cancels the running load, if any. The state stays as it is; the load never writes again.
+  ///
+  /// ```swift
+  /// $numbers.cancel()
+  /// ```
+  public func cancel() {
+    storage.cancelLoad()
+  }
+
+  /// Cancels the running load, if any, and sets the state to `.absent` (writing nothing if it already is).
+  ///
+  /// ```swift
+  /// $numbers.reset()
+  /// ```
+  public func reset() {
+    storage.resetState()
+  }
+
+  // MARK: Observation
+
+  /// Calls `onChange` after every change of the state, synchronously, on the main actor.
+  ///
+  /// ```swift
+  /// var history: [LoadableState<[Int]>] = []
+  /// let token = $numbers.observe { history.append($0) }
+  /// ```
+  ///
+  /// - Parameter onChange: Called with each new state.
+  /// - Returns: A token; the observation lasts until it is cancelled or released.
+  public func observe(_ onChange: @escaping @MainActor (LoadableState<Value>) -> Void) -> ObservationToken {
+    storage.observe(onChange)
+  }
+
+  /// The current state, then every change, in order. The sequence ends when the iteration is cancelled or the
+  /// state's owner goes away.
+  ///
+  /// ```swift
+  /// for await state in $numbers.states {
+  ///   if state.isLoaded { break }
+  /// }
+  /// ```
+  public var states: AsyncStream<LoadableState<Value>> {
+    storage.states()
+  }
+}
+
+extension LoadPlan {
+  /// A load whose block returns the value.
+  static func load<Value>(
+    returning block: @escaping @MainActor () async throws -> Value
+  ) -> Self where State == LoadableState<Value> {
+    .load { _ in .loaded(try await block()) }
+  }
+
+  /// A load whose block writes states through `yield`.
+  static func load<Value>(
+    yielding block: @escaping @MainActor (_ yield: (State) -> Void) async throws -> Void
+  ) -> Self where State == LoadableState<Value> {
+    .load { yield in
+      try await block(yield)
+      return nil
+    }
+  }
+}
