@@ -49,3 +49,39 @@ struct SmokeError: Error, Equatable {}
     #expect(recorder.values == [.loading, .error(TimeoutError())])
   }
 }
+
+@MainActor
+final class SmokeViewModel: ObservableModel, LoadableSupport, ProcessSupport {
+  let observers = ObserverRegistry()
+  var numbers: LoadableState<[Int]> = .absent
+  var upload: SingleProcessState = .idle
+  @Loadable var wrapped: LoadableState<Int>
+
+  func fetch() async throws -> [Int] { [4, 5] }
+
+  func refresh() async {
+    await load(\.numbers) { try await fetch() }
+  }
+}
+
+@MainActor
+@Suite struct KeyPathSmokeTests {
+  @Test func keyPathLoadNotifiesModelObserversOnce() async {
+    let model = SmokeViewModel()
+    var history: [LoadableState<[Int]>] = []
+    let token = model.observe(\.numbers) { history.append($0) }
+    await model.refresh()
+    #expect(history == [.loading, .loaded([4, 5])])
+    #expect(KeyPathHostKey.table.isEmpty)
+    token.cancel()
+  }
+
+  @Test func wrapperInModelNotifiesModelObservers() async {
+    let model = SmokeViewModel()
+    var history: [LoadableState<Int>] = []
+    let token = model.observe(\.wrapped) { history.append($0) }
+    await model.$wrapped.load { 7 }
+    #expect(history == [.loading, .loaded(7)])
+    token.cancel()
+  }
+}

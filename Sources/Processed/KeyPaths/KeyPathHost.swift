@@ -1,0 +1,76 @@
+/// The host of a state that lives at a key path of a class, for ``LoadableSupport`` and ``ProcessSupport``.
+///
+/// No stored property is asked of the class: hosts live in one main-actor table keyed by the instance's identity and
+/// the key path, and only while a load runs. The table holds the host, the host holds the instance, so a model
+/// stays alive while one of its loads runs — exactly as a `Task` that captures `self` would — and is released when
+/// its last load ends: ending, cancelling or resetting a load removes its host from the table.
+///
+/// Instance identities can be reused after deallocation; that is harmless here because a host only exists while
+/// it keeps its instance alive, and because load ids are never reused (a stale load never matches a new host).
+@MainActor
+final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: StateHost {
+  let model: Model
+  let keyPath: ReferenceWritableKeyPath<Model, State>
+  var tracker = LoadTracker()
+  private let key: KeyPathHostKey
+  /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load).
+  private let link: ModelLink<State>?
+
+  private init(model: Model, keyPath: ReferenceWritableKeyPath<Model, State>, key: KeyPathHostKey) {
+    self.model = model
+    self.keyPath = keyPath
+    self.key = key
+    link = ModelLink.resolve(model, keyPath: keyPath)
+  }
+
+  var currentState: State { model[keyPath: keyPath] }
+
+  func store(_ state: State) {
+    if let link {
+      link.registry.coalescingNotifications(in: link.slot, value: state) {
+        model[keyPath: keyPath] = state
+      }
+    } else {
+      model[keyPath: keyPath] = state
+    }
+  }
+
+  func loadDidEnd() {
+    if KeyPathHostKey.table[key] === self {
+      KeyPathHostKey.table[key] = nil
+    }
+  }
+
+  /// The host of the running load at `keyPath` of `model`, if any.
+  static func running(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost? {
+    KeyPathHostKey.table[KeyPathHostKey(model, keyPath)] as? KeyPathHost
+  }
+
+  /// The host of the running load, or a new one registered in the table (to start a load).
+  static func forLoad(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost {
+    let key = KeyPathHostKey(model, keyPath)
+    if let host = KeyPathHostKey.table[key] as? KeyPathHost { return host }
+    let host = KeyPathHost(model: model, keyPath: keyPath, key: key)
+    KeyPathHostKey.table[key] = host
+    return host
+  }
+
+  /// The host of the running load, or a detached one (not in the table) for a one-off reset.
+  static func forReset(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost {
+    running(model, keyPath) ?? KeyPathHost(model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath))
+  }
+}
+
+/// Identifies a state by instance and key path in the table of running key-path loads.
+struct KeyPathHostKey: Hashable {
+  let instance: ObjectIdentifier
+  let keyPath: AnyKeyPath
+
+  init(_ instance: AnyObject, _ keyPath: AnyKeyPath) {
+    self.instance = ObjectIdentifier(instance)
+    self.keyPath = keyPath
+  }
+
+  /// The hosts of every running key-path load. Empty when no key-path load runs.
+  @MainActor static var table: [KeyPathHostKey: AnyObject] = [:]
+}

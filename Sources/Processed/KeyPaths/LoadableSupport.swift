@@ -1,0 +1,275 @@
+/// Loads ``LoadableState`` properties of a class by key path: `load(\.numbers) { … }`.
+///
+/// Adopt it in a view model, a service or any class; no stored property is required. Each call drives the state
+/// at the key path exactly like a `@Loadable` controller does: a new load cancels the running one of the same
+/// state, `.loading` is set unless `silently`, the result, a yielded state or an error is written only while the
+/// load is still current, and ``CancelLoadable``/``ResetLoadable`` thrown from a block act as `cancel`/`reset`.
+/// Loads on different properties or different instances never touch each other.
+///
+/// ```swift
+/// @MainActor
+/// final class NumbersViewModel: LoadableSupport {
+///   var numbers: LoadableState<[Int]> = .absent
+///
+///   func refresh() {
+///     load(\.numbers) {
+///       try await fetchNumbers()  // no `self.` needed
+///     }
+///   }
+///
+///   func fetchNumbers() async throws -> [Int] { [1, 2, 3] }
+/// }
+/// ```
+///
+/// When the class is also an ``ObservableModel``, every change made through these calls reaches
+/// `observe(\.numbers)` observers exactly once. A class that is not one still sees each write in the property's
+/// `didSet`.
+///
+/// The instance stays alive while one of its loads runs (as with a `Task` that captures `self`) and nothing is kept
+/// once its loads end.
+///
+/// > Note: Writing the property directly does not cancel a running key-path load; call ``cancel(_:)`` or
+/// > ``reset(_:)``, or use a `@Loadable` property, whose writes do.
+public protocol LoadableSupport: AnyObject {}
+
+extension LoadableSupport {
+  // MARK: Task forms
+
+  /// Starts a load that writes the value `block` returns to the state at `state`, and returns its task.
+  ///
+  /// ```swift
+  /// load(\.numbers) { try await fetchNumbers() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - priority: The priority of the load's task.
+  ///   - block: Returns the loaded value, or throws.
+  /// - Returns: The load's task. Cancelling it cancels the load.
+  @MainActor
+  @discardableResult
+  public func load<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    silently: Bool = false,
+    priority: TaskPriority? = nil,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
+  ) -> Task<Void, Never> {
+    KeyPathHost.forLoad(self, state).start(.load(returning: block), silently: silently, priority: priority)
+  }
+
+  /// Starts a load whose block writes states through `yield`, and returns its task.
+  ///
+  /// ```swift
+  /// load(\.numbers) { yield in
+  ///   yield(.loaded(cached))
+  ///   yield(.loaded(try await fetchNumbers()))
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - priority: The priority of the load's task.
+  ///   - block: Writes states with `yield`, or throws.
+  /// - Returns: The load's task.
+  @MainActor
+  @discardableResult
+  public func load<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    silently: Bool = false,
+    priority: TaskPriority? = nil,
+    @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
+  ) -> Task<Void, Never> {
+    KeyPathHost.forLoad(self, state).start(.load(yielding: block), silently: silently, priority: priority)
+  }
+
+  /// Starts a load with interrupts and returns its task. The delays accumulate; an error thrown from
+  /// `onInterrupt` ends the load like one from the block.
+  ///
+  /// ```swift
+  /// load(\.numbers, interrupts: [.seconds(10)]) {
+  ///   try await fetchNumbers()
+  /// } onInterrupt: { _ in
+  ///   throw TimeoutError()
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - priority: The priority of the load's task.
+  ///   - block: Returns the loaded value, or throws.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  /// - Returns: The load's task.
+  @MainActor
+  @discardableResult
+  public func load<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    silently: Bool = false,
+    interrupts: [Duration],
+    priority: TaskPriority? = nil,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value,
+    @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) -> Task<Void, Never> {
+    KeyPathHost.forLoad(self, state).start(
+      .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+  }
+
+  /// Starts a yielding load with interrupts and returns its task.
+  ///
+  /// ```swift
+  /// load(\.numbers, interrupts: [.seconds(2)]) { yield in
+  ///   yield(.loaded(try await fetchNumbers()))
+  /// } onInterrupt: { _ in
+  ///   print("still loading")
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - priority: The priority of the load's task.
+  ///   - block: Writes states with `yield`, or throws.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  /// - Returns: The load's task.
+  @MainActor
+  @discardableResult
+  public func load<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    silently: Bool = false,
+    interrupts: [Duration],
+    priority: TaskPriority? = nil,
+    @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
+    @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) -> Task<Void, Never> {
+    KeyPathHost.forLoad(self, state).start(
+      .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+  }
+
+  // MARK: async forms
+
+  /// Loads the value `block` returns into the state at `state` and waits until the load ends. Cancelling the
+  /// calling task, ``cancel(_:)``, ``reset(_:)`` or a newer load stop it.
+  ///
+  /// ```swift
+  /// await load(\.numbers) { try await fetchNumbers() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - block: Returns the loaded value, or throws.
+  @MainActor
+  public func load<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    silently: Bool = false,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
+  ) async {
+    await KeyPathHost.forLoad(self, state).startAndWait(.load(returning: block), silently: silently)
+  }
+
+  /// Runs a yielding load into the state at `state` and waits until it ends.
+  ///
+  /// ```swift
+  /// await load(\.numbers) { yield in yield(.loaded([1])) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - block: Writes states with `yield`, or throws.
+  @MainActor
+  public func load<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    silently: Bool = false,
+    @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
+  ) async {
+    await KeyPathHost.forLoad(self, state).startAndWait(.load(yielding: block), silently: silently)
+  }
+
+  /// Loads with interrupts and waits until the load ends.
+  ///
+  /// ```swift
+  /// await load(\.numbers, interrupts: [.seconds(10)]) {
+  ///   try await fetchNumbers()
+  /// } onInterrupt: { _ in
+  ///   throw TimeoutError()
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - block: Returns the loaded value, or throws.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  @MainActor
+  public func load<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    silently: Bool = false,
+    interrupts: [Duration],
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value,
+    @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) async {
+    await KeyPathHost.forLoad(self, state).startAndWait(
+      .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+  }
+
+  /// Runs a yielding load with interrupts and waits until it ends.
+  ///
+  /// ```swift
+  /// await load(\.numbers, interrupts: [.seconds(1)]) { yield in
+  ///   yield(.loaded(try await fetchNumbers()))
+  /// } onInterrupt: { delay in
+  ///   print("waited", delay)
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - block: Writes states with `yield`, or throws.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  @MainActor
+  public func load<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    silently: Bool = false,
+    interrupts: [Duration],
+    @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
+    @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) async {
+    await KeyPathHost.forLoad(self, state).startAndWait(
+      .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+  }
+
+  // MARK: Control
+
+  /// Cancels the running load of the state at `state`, if any. The state stays as it is.
+  ///
+  /// ```swift
+  /// cancel(\.numbers)
+  /// ```
+  ///
+  /// - Parameter state: The key path of the state.
+  @MainActor
+  public func cancel<Value: Sendable>(_ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>) {
+    KeyPathHost.running(self, state)?.cancelLoad()
+  }
+
+  /// Cancels the running load of the state at `state`, if any, and sets it to `.absent` (writing nothing if it
+  /// already is).
+  ///
+  /// ```swift
+  /// reset(\.numbers)
+  /// ```
+  ///
+  /// - Parameter state: The key path of the state.
+  @MainActor
+  public func reset<Value: Sendable>(_ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>) {
+    KeyPathHost.forReset(self, state).resetState()
+  }
+}

@@ -1,0 +1,278 @@
+/// Runs ``ProcessState`` properties of a class by key path: `run(\.action, as: .save) { … }`.
+///
+/// The process counterpart of ``LoadableSupport``, with the same engine and the same guarantees: a new run cancels
+/// the running one of the same state, `.running(process)` is set unless `silently`, `.finished(process)` or
+/// `.failed(process:error:)` is written only while the run is still current, and ``CancelProcess``/``ResetProcess``
+/// act as `cancel`/`reset`. No stored property is required.
+///
+/// ```swift
+/// @MainActor
+/// final class EditorViewModel: ProcessSupport {
+///   enum Action: Equatable, Sendable { case save, delete }
+///
+///   var action: ProcessState<Action> = .idle
+///   var upload: SingleProcessState = .idle
+///
+///   func save() {
+///     run(\.action, as: .save) { try await persist() }
+///   }
+///
+///   func startUpload() {
+///     run(\.upload) { try await persist() }
+///   }
+///
+///   func persist() async throws {}
+/// }
+/// ```
+public protocol ProcessSupport: AnyObject {}
+
+extension ProcessSupport {
+  // MARK: Task forms
+
+  /// Runs `process` on the state at `state` and returns its task.
+  ///
+  /// ```swift
+  /// run(\.action, as: .save) { try await persist() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - process: The process that runs; the state becomes `.running(process)`.
+  ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - priority: The priority of the run's task.
+  ///   - block: The work; returning finishes the process, throwing fails it.
+  /// - Returns: The run's task.
+  @MainActor
+  @discardableResult
+  public func run<ProcessKind: Equatable & Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
+    as process: ProcessKind,
+    silently: Bool = false,
+    priority: TaskPriority? = nil,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
+  ) -> Task<Void, Never> {
+    KeyPathHost.forLoad(self, state).start(.run(process, block), silently: silently, priority: priority)
+  }
+
+  /// Runs `process` with interrupts and returns its task.
+  ///
+  /// ```swift
+  /// run(\.action, as: .save, interrupts: [.seconds(10)]) {
+  ///   try await persist()
+  /// } onInterrupt: { _ in
+  ///   throw TimeoutError()
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - process: The process that runs.
+  ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - priority: The priority of the run's task.
+  ///   - block: The work.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
+  /// - Returns: The run's task.
+  @MainActor
+  @discardableResult
+  public func run<ProcessKind: Equatable & Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
+    as process: ProcessKind,
+    silently: Bool = false,
+    interrupts: [Duration],
+    priority: TaskPriority? = nil,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
+    @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) -> Task<Void, Never> {
+    KeyPathHost.forLoad(self, state).start(
+      .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+  }
+
+  /// Runs a new ``SingleProcess`` on the state at `state` and returns its task.
+  ///
+  /// ```swift
+  /// run(\.upload) { try await persist() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - priority: The priority of the run's task.
+  ///   - block: The work.
+  /// - Returns: The run's task.
+  @MainActor
+  @discardableResult
+  public func run(
+    _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
+    silently: Bool = false,
+    priority: TaskPriority? = nil,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
+  ) -> Task<Void, Never> {
+    run(state, as: SingleProcess(), silently: silently, priority: priority, block: block)
+  }
+
+  /// Runs a new ``SingleProcess`` with interrupts and returns its task.
+  ///
+  /// ```swift
+  /// run(\.upload, interrupts: [.seconds(30)]) {
+  ///   try await persist()
+  /// } onInterrupt: { _ in
+  ///   throw TimeoutError()
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - priority: The priority of the run's task.
+  ///   - block: The work.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
+  /// - Returns: The run's task.
+  @MainActor
+  @discardableResult
+  public func run(
+    _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
+    silently: Bool = false,
+    interrupts: [Duration],
+    priority: TaskPriority? = nil,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
+    @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) -> Task<Void, Never> {
+    run(
+      state, as: SingleProcess(), silently: silently, interrupts: interrupts, priority: priority, block: block,
+      onInterrupt: onInterrupt)
+  }
+
+  // MARK: async forms
+
+  /// Runs `process` and waits until the run ends. Cancelling the calling task, ``cancel(_:)``, ``reset(_:)`` or a
+  /// newer run stop it.
+  ///
+  /// ```swift
+  /// await run(\.action, as: .save) { try await persist() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - process: The process that runs.
+  ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - block: The work.
+  @MainActor
+  public func run<ProcessKind: Equatable & Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
+    as process: ProcessKind,
+    silently: Bool = false,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
+  ) async {
+    await KeyPathHost.forLoad(self, state).startAndWait(.run(process, block), silently: silently)
+  }
+
+  /// Runs `process` with interrupts and waits until the run ends.
+  ///
+  /// ```swift
+  /// await run(\.action, as: .save, interrupts: [.seconds(10)]) {
+  ///   try await persist()
+  /// } onInterrupt: { _ in
+  ///   throw TimeoutError()
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - process: The process that runs.
+  ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - block: The work.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
+  @MainActor
+  public func run<ProcessKind: Equatable & Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
+    as process: ProcessKind,
+    silently: Bool = false,
+    interrupts: [Duration],
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
+    @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) async {
+    await KeyPathHost.forLoad(self, state).startAndWait(
+      .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently)
+  }
+
+  /// Runs a new ``SingleProcess`` and waits until the run ends.
+  ///
+  /// ```swift
+  /// await run(\.upload) { try await persist() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - block: The work.
+  @MainActor
+  public func run(
+    _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
+    silently: Bool = false,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
+  ) async {
+    await run(state, as: SingleProcess(), silently: silently, block: block)
+  }
+
+  /// Runs a new ``SingleProcess`` with interrupts and waits until the run ends.
+  ///
+  /// ```swift
+  /// await run(\.upload, interrupts: [.seconds(30)]) {
+  ///   try await persist()
+  /// } onInterrupt: { _ in
+  ///   throw TimeoutError()
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - interrupts: The delays between interrupts; `[]` means none.
+  ///   - block: The work.
+  ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
+  @MainActor
+  public func run(
+    _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
+    silently: Bool = false,
+    interrupts: [Duration],
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
+    @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
+  ) async {
+    await run(
+      state, as: SingleProcess(), silently: silently, interrupts: interrupts, block: block, onInterrupt: onInterrupt)
+  }
+
+  // MARK: Control
+
+  /// Cancels the running process of the state at `state`, if any. The state stays as it is.
+  ///
+  /// ```swift
+  /// cancel(\.action)
+  /// ```
+  ///
+  /// - Parameter state: The key path of the state.
+  @MainActor
+  public func cancel<ProcessKind: Equatable & Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>
+  ) {
+    KeyPathHost.running(self, state)?.cancelLoad()
+  }
+
+  /// Cancels the running process of the state at `state`, if any, and sets it to `.idle` (writing nothing if it
+  /// already is).
+  ///
+  /// ```swift
+  /// reset(\.action)
+  /// ```
+  ///
+  /// - Parameter state: The key path of the state.
+  @MainActor
+  public func reset<ProcessKind: Equatable & Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>
+  ) {
+    KeyPathHost.forReset(self, state).resetState()
+  }
+}
