@@ -1,0 +1,68 @@
+// The README's examples, compiled and run. Keep them in sync with README.md.
+import Testing
+
+@testable import Processed
+
+@MainActor
+final class ReadmeNumbersViewModel: ObservableModel {
+  let observers = ObserverRegistry()
+  @Loadable var numbers: LoadableState<[Int]>
+
+  func refresh() {
+    $numbers.load {
+      try await Task.sleep(for: .milliseconds(20))
+      return [1, 2, 3]
+    }
+  }
+}
+
+@MainActor
+final class ReadmeEditorViewModel: ObservableModel, ProcessSupport {
+  enum Action: Equatable, Sendable { case save, delete }
+
+  let observers = ObserverRegistry()
+  var action: ProcessState<Action> = .idle
+
+  func save() {
+    run(\.action, as: .save) {
+      try await persist()  // no `self.` needed
+    }
+  }
+
+  func persist() async throws {}
+}
+
+@MainActor
+@Suite struct ReadmeExamplesTests {
+  @Test func aLoad() async {
+    let model = ReadmeNumbersViewModel()
+    var history: [LoadableState<[Int]>] = []
+    let token = model.observe(\.numbers) { state in history.append(state) }
+    model.refresh()
+    #expect(history == [.loading])
+    await eventually { history.count == 2 }
+    #expect(history == [.loading, .loaded([1, 2, 3])])
+    token.cancel()
+  }
+
+  @Test func aProcessInAClass() async {
+    let model = ReadmeEditorViewModel()
+    var history: [ProcessState<ReadmeEditorViewModel.Action>] = []
+    let token = model.observe(\.action) { history.append($0) }
+    model.save()
+    await eventually { history.count == 2 }
+    #expect(history == [.running(.save), .finished(.save)])
+    token.cancel()
+  }
+
+  @Test func loadsNumbers() async {
+    @Loadable var numbers: LoadableState<[Int]>
+    var history: [LoadableState<[Int]>] = []
+    let token = $numbers.observe { history.append($0) }
+
+    await $numbers.load { [1, 2, 3] }
+
+    #expect(history == [.loading, .loaded([1, 2, 3])])
+    token.cancel()
+  }
+}
