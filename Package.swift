@@ -14,6 +14,7 @@ let package = Package(
     .target(name: "Processed", dependencies: ["CProcessedAtomics"]),
     .testTarget(name: "ProcessedTests", dependencies: ["Processed"]),
     .executableTarget(name: "Demo", dependencies: ["Processed"], path: "Playgrounds/Demo"),
+    .executableTarget(name: "Stories", dependencies: ["Processed"], path: "Playgrounds/Stories"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,6 @@
 /// Keeps an observer registered; cancel it, or let it go, to stop observing.
 ///
-/// Tokens come from ``ObservableModel/observe(_:_:)`` and from the `observe(_:)` method of a `@Loadable` or
+/// Tokens come from ``ObservableModel/observe(_:isolation:_:)`` and from the `observe(_:)` method of a `@Loadable` or
 /// `@Process` controller. Releasing the last reference to a token cancels it, so keep tokens for as long as you
 /// want to hear about changes — usually in a `Set<ObservationToken>` owned by the observing object.
 ///

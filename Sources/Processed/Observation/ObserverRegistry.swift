@@ -13,7 +13,7 @@
 /// - Handlers may register or cancel observers (their own too), write other observed properties and start, cancel
 ///   or reset loads without deadlock.
 ///
-/// You rarely touch a registry directly: an ``ObservableModel`` owns one and ``ObservableModel/observe(_:_:)``
+/// You rarely touch a registry directly: an ``ObservableModel`` owns one and ``ObservableModel/observe(_:isolation:_:)``
 /// registers with it.
 ///
 /// ```swift
