@@ -1,6 +1,5 @@
-// A single sequentially consistent counter, used by the observer registry to learn cheaply whether any observer was
-// cancelled since a notification took its snapshot. Swift's own `Synchronization.Atomic` needs macOS 15 / iOS 18,
-// above this package's floor, so the counter is a C11 atomic; the thread sanitizer models it.
+// Sequentially consistent 64-bit atomics for the observer registry. Swift's own `Synchronization.Atomic` needs
+// macOS 15 / iOS 18, above this package's floor, so these are C11 atomics; the thread sanitizer models them.
 #ifndef C_PROCESSED_ATOMICS_H
 #define C_PROCESSED_ATOMICS_H
 
@@ -9,18 +8,26 @@
 
 typedef struct {
   _Atomic uint64_t value;
-} processed_atomic_counter;
+} processed_atomic_u64;
 
-static inline void processed_atomic_counter_init(processed_atomic_counter *counter, uint64_t value) {
-  atomic_init(&counter->value, value);
+static inline void processed_atomic_u64_init(processed_atomic_u64 *atomic, uint64_t value) {
+  atomic_init(&atomic->value, value);
 }
 
-static inline uint64_t processed_atomic_counter_load(processed_atomic_counter *counter) {
-  return atomic_load_explicit(&counter->value, memory_order_seq_cst);
+static inline uint64_t processed_atomic_u64_load(processed_atomic_u64 *atomic) {
+  return atomic_load_explicit(&atomic->value, memory_order_seq_cst);
 }
 
-static inline void processed_atomic_counter_increment(processed_atomic_counter *counter) {
-  atomic_fetch_add_explicit(&counter->value, 1, memory_order_seq_cst);
+static inline void processed_atomic_u64_store(processed_atomic_u64 *atomic, uint64_t value) {
+  atomic_store_explicit(&atomic->value, value, memory_order_seq_cst);
+}
+
+static inline uint64_t processed_atomic_u64_exchange(processed_atomic_u64 *atomic, uint64_t value) {
+  return atomic_exchange_explicit(&atomic->value, value, memory_order_seq_cst);
+}
+
+static inline void processed_atomic_u64_increment(processed_atomic_u64 *atomic) {
+  atomic_fetch_add_explicit(&atomic->value, 1, memory_order_seq_cst);
 }
 
 #endif

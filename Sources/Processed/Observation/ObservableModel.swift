@@ -44,6 +44,10 @@ extension ObservableModel {
   /// May be called from any thread. Calling it on a model that is being deallocated returns a token that is never
   /// called and whose `cancel()` does nothing.
   ///
+  /// > Important: Observe a property with a key path rooted at the class that declares it. Key paths with different
+  /// > roots are different keys, so for a property a subclass inherits, `derived.observe(\.title)` is never called;
+  /// > write `(derived as Base).observe(\.title) { … }` instead.
+  ///
   /// > Note: A `@Loadable`, `@Process` or ``Observed`` property links itself to the model the first time it is
   /// > read or written through the model on the main actor. Observing from the main actor makes that first read
   /// > for you; when you observe from elsewhere, changes are delivered from the property's first main-actor access

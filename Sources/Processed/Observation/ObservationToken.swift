@@ -11,7 +11,9 @@
 /// ```
 ///
 /// - `cancel()` may be called from any thread, any number of times, also from inside the observer's own handler.
-/// - After `cancel()` returns, the handler is never called again.
+/// - After `cancel()` returns, the handler is never called again. When the handler is being called on the main
+///   actor while `cancel()` runs on another thread, `cancel()` waits for that call to return — so do not block a
+///   handler waiting for a thread that cancels the handler's own token.
 /// - A token that outlives its registry (its model was deallocated) stays valid; cancelling it does nothing.
 public final class ObservationToken: Hashable, @unchecked Sendable {
   // `@unchecked`: every stored property is immutable after `init`; the weak reference is loaded atomically by the

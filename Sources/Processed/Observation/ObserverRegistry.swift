@@ -35,7 +35,11 @@ public final class ObserverRegistry: Sendable {
   let state = LockedBox(State())
   /// Bumped (under the lock) by every cancellation, so a notification in flight learns cheaply whether it must
   /// re-check an observer it copied before calling it.
-  private let cancellations = AtomicCounter()
+  private let cancellations = AtomicUInt64()
+  /// The id of the observer being called right now (`0`: none), and the thread calling it. A cancellation on another
+  /// thread waits while its observer is being called, so that no call starts after `cancel()` returns.
+  private let callingID = AtomicUInt64()
+  private let callingThread = AtomicUInt64()
   /// Slots whose notifications are being coalesced by a key-path write (see `coalescingNotifications`).
   @MainActor private var coalescedSlots: [ObjectIdentifier] = []
 
@@ -90,13 +94,19 @@ public final class ObserverRegistry: Sendable {
     return ObservationToken(registry: self, slot: slot, id: id)
   }
 
-  /// Removes an observer. Safe from any thread, any number of times.
+  /// Removes an observer. Safe from any thread, any number of times. When the observer is being called on another
+  /// thread, waits until that call returns; a handler cancelling itself (or another observer) does not wait.
   func removeObserver(id: UInt64, from slot: AnyObserverSlot) {
-    state.withLock { _ in
-      if slot.remove(id: id) {
-        cancellations.increment()
-      }
+    let removed = state.withLock { _ in
+      guard slot.remove(id: id) else { return false }
+      cancellations.increment()
+      return true
     }
+    // Pairs with `deliver`: it publishes `callingID` before reading `cancellations`, and this reads `callingID`
+    // after bumping `cancellations` (all sequentially consistent). So either the notifier sees the cancellation and
+    // skips the call, or this sees the call in progress and waits for it.
+    guard removed, callingID.load() == id, callingThread.load() != currentThreadID() else { return }
+    while callingID.load() == id { yieldThread() }
   }
 
   /// The number of observers registered across all slots (for tests and diagnostics).
@@ -107,6 +117,10 @@ public final class ObserverRegistry: Sendable {
   // MARK: Notifying
 
   /// Calls every observer registered in `slot` with `value`, on the main actor, outside the lock.
+  ///
+  /// A change made by an observer of the same slot while it is being notified is delivered right after the current
+  /// delivery ends (to the observers registered when that change was made), so every observer sees every change in
+  /// the order the changes were made.
   @MainActor
   func notify<Value>(_ slot: ObserverSlot<Value>, _ value: Value) {
     if !coalescedSlots.isEmpty, coalescedSlots.contains(ObjectIdentifier(slot)) { return }
@@ -114,14 +128,38 @@ public final class ObserverRegistry: Sendable {
       (slot.entries, cancellations.load())
     }
     if entries.isEmpty { return }
+    if slot.isDelivering {
+      slot.pending.append(.init(value: value, entries: entries, epoch: epoch))
+      return
+    }
+    slot.isDelivering = true
+    deliver(value, to: entries, of: slot, epoch: epoch)
+    while !slot.pending.isEmpty {
+      let change = slot.pending.removeFirst()
+      deliver(change.value, to: change.entries, of: slot, epoch: change.epoch)
+    }
+    slot.isDelivering = false
+  }
+
+  @MainActor
+  private func deliver<Value>(
+    _ value: Value, to entries: ContiguousArray<ObserverSlot<Value>.Entry>, of slot: ObserverSlot<Value>,
+    epoch: UInt64
+  ) {
+    callingThread.store(currentThreadID())
     var mustRecheck = false
     for entry in entries {
+      let previous = callingID.exchange(entry.id)
       if !mustRecheck, cancellations.load() != epoch {
         // Something was cancelled since the snapshot: from here on, ask the registry before each call.
         mustRecheck = true
       }
-      if mustRecheck, !state.withLock({ _ in slot.contains(id: entry.id) }) { continue }
+      if mustRecheck, !state.withLock({ _ in slot.contains(id: entry.id) }) {
+        callingID.store(previous)
+        continue
+      }
       entry.handler(value)
+      callingID.store(previous)
     }
   }
 

@@ -4,7 +4,8 @@
 /// reference and never hash a key path. Slots are never removed from their registry (a property does not stop
 /// existing); only their entries are, so a writer may cache a slot for as long as it holds the registry.
 ///
-/// Every stored property of a slot is read and written only while the registry's lock is held.
+/// The observers (`entries`) are read and written only while the registry's lock is held; the delivery state only on
+/// the main actor.
 class AnyObserverSlot: @unchecked Sendable {
   /// Removes the entry with `id`; returns whether it was there.
   func remove(id: UInt64) -> Bool { fatalError("abstract") }
@@ -27,6 +28,20 @@ final class ObserverSlot<Value>: AnyObserverSlot, @unchecked Sendable {
   }
 
   var entries: ContiguousArray<Entry> = []
+
+  /// A change waiting to be delivered, with the observers registered when it was made.
+  struct PendingChange {
+    let value: Value
+    let entries: ContiguousArray<Entry>
+    let epoch: UInt64
+  }
+
+  // The two properties below are used only on the main actor, by `ObserverRegistry.notify`, never under the lock.
+
+  /// Whether this slot's observers are being called right now.
+  var isDelivering = false
+  /// Changes made by observers while this slot was delivering; delivered in order once the current one ends.
+  var pending: [PendingChange] = []
 
   private func index(of id: UInt64) -> Int? {
     var low = 0
