@@ -114,4 +114,9 @@ struct ModelLink<Value>: Sendable {
   func notify(_ value: Value) {
     registry.notify(slot, value)
   }
+
+  @MainActor
+  func snapshot() -> ObserverSnapshot<Value>? {
+    registry.snapshot(of: slot)
+  }
 }

@@ -116,34 +116,29 @@ public final class ObserverRegistry: Sendable {
 
   // MARK: Notifying
 
-  /// Calls every observer registered in `slot` with `value`, on the main actor, outside the lock.
-  ///
-  /// A change made by an observer of the same slot while it is being notified is delivered right after the current
-  /// delivery ends (to the observers registered when that change was made), so every observer sees every change in
-  /// the order the changes were made.
+  /// The observers of `slot` right now, or `nil` when there are none or the slot's notifications are being
+  /// coalesced by a key-path write.
   @MainActor
-  func notify<Value>(_ slot: ObserverSlot<Value>, _ value: Value) {
-    if !coalescedSlots.isEmpty, coalescedSlots.contains(ObjectIdentifier(slot)) { return }
+  func snapshot<Value>(of slot: ObserverSlot<Value>) -> ObserverSnapshot<Value>? {
+    if !coalescedSlots.isEmpty, coalescedSlots.contains(ObjectIdentifier(slot)) { return nil }
     let (entries, epoch) = state.withLock { _ in
       (slot.entries, cancellations.load())
     }
-    if entries.isEmpty { return }
-    if slot.isDelivering {
-      slot.pending.append(.init(value: value, entries: entries, epoch: epoch))
-      return
-    }
-    slot.isDelivering = true
-    deliver(value, to: entries, of: slot, epoch: epoch)
-    while !slot.pending.isEmpty {
-      let change = slot.pending.removeFirst()
-      deliver(change.value, to: change.entries, of: slot, epoch: change.epoch)
-    }
-    slot.isDelivering = false
+    if entries.isEmpty { return nil }
+    return ObserverSnapshot(registry: self, slot: slot, entries: entries, epoch: epoch)
   }
 
+  /// Calls every observer registered in `slot` with `value`, on the main actor, outside the lock, after any change
+  /// of the slot whose delivery is in progress.
   @MainActor
-  private func deliver<Value>(
-    _ value: Value, to entries: ContiguousArray<ObserverSlot<Value>.Entry>, of slot: ObserverSlot<Value>,
+  func notify<Value>(_ slot: ObserverSlot<Value>, _ value: Value) {
+    slot.deliverInOrder(value, to: ChangeRecipients(first: snapshot(of: slot)))
+  }
+
+  /// Calls the observers of a snapshot, skipping those cancelled since it was taken.
+  @MainActor
+  func call<Value>(
+    _ entries: ContiguousArray<ObserverSlot<Value>.Entry>, of slot: ObserverSlot<Value>, with value: Value,
     epoch: UInt64
   ) {
     callingThread.store(currentThreadID())
@@ -170,10 +165,11 @@ public final class ObserverRegistry: Sendable {
   /// change must reach each observer exactly once, whichever path made it.
   @MainActor
   func coalescingNotifications<Value>(in slot: ObserverSlot<Value>, value: Value, write: () -> Void) {
+    let recipients = ChangeRecipients(first: snapshot(of: slot))
     let key = ObjectIdentifier(slot)
     coalescedSlots.append(key)
     write()
     if let index = coalescedSlots.lastIndex(of: key) { coalescedSlots.remove(at: index) }
-    notify(slot, value)
+    slot.deliverInOrder(value, to: recipients)
   }
 }

@@ -19,7 +19,7 @@ class AnyObserverSlot: @unchecked Sendable {
 
 /// The typed observers of one property. Ids grow monotonically and entries are appended, so `entries` stays sorted
 /// by id and lookups are binary searches.
-final class ObserverSlot<Value>: AnyObserverSlot, @unchecked Sendable {
+final class ObserverSlot<Value>: AnyObserverSlot, DeliversInOrder, @unchecked Sendable {
   struct Entry {
     let id: UInt64
     let handler: @MainActor (Value) -> Void
@@ -29,19 +29,8 @@ final class ObserverSlot<Value>: AnyObserverSlot, @unchecked Sendable {
 
   var entries: ContiguousArray<Entry> = []
 
-  /// A change waiting to be delivered, with the observers registered when it was made.
-  struct PendingChange {
-    let value: Value
-    let entries: ContiguousArray<Entry>
-    let epoch: UInt64
-  }
-
-  // The two properties below are used only on the main actor, by `ObserverRegistry.notify`, never under the lock.
-
-  /// Whether this slot's observers are being called right now.
-  var isDelivering = false
-  /// Changes made by observers while this slot was delivering; delivered in order once the current one ends.
-  var pending: [PendingChange] = []
+  /// Used only on the main actor, never under the lock (see `DeliversInOrder`).
+  @MainActor var delivery = DeliveryState<Value>()
 
   private func index(of id: UInt64) -> Int? {
     var low = 0

@@ -3,8 +3,9 @@
 ///
 /// Copies of a wrapper share one storage, like SwiftUI's `@State`. When the last copy goes away, `deinit` cancels
 /// the running load (whose task holds the storage only weakly).
-final class StateStorage<State: ManagedState & Sendable>: StateHost {
+final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInOrder {
   var tracker = LoadTracker()
+  var delivery = DeliveryState<State>()
   private(set) var currentState: State
   /// The wrapper's own observers (`$state.observe`, `$state.states`), created on first use.
   private var ownObservers: ModelLink<State>?
@@ -22,9 +23,10 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost {
   }
 
   func store(_ state: State) {
+    // Both snapshots first: an observer of one registry that registers with the other does not see this change.
+    let recipients = ChangeRecipients(first: ownObservers?.snapshot(), second: modelLink?.snapshot())
     currentState = state
-    ownObservers?.notify(state)
-    modelLink?.notify(state)
+    deliverInOrder(state, to: recipients)
   }
 
   func loadDidEnd() {}
