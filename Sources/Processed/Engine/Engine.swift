@@ -133,10 +133,11 @@ extension StateHost {
         accumulated += delay
       }
       guard let current = host.object, current.mayWrite(id) else { return }
+      // Taken before `onInterrupt` runs: it may start a newer load, whose task must not be cancelled here.
+      let task = current.tracker.task
       do {
         try onInterrupt(accumulated)
       } catch {
-        let task = current.tracker.task
         current.finish(id, with: LoadOutcome(error: error, failure: plan.failure))
         task?.cancel()
         return

@@ -30,6 +30,12 @@
 ///
 /// > Note: Writing the property directly does not cancel a running key-path load; call ``cancel(_:)`` or
 /// > ``reset(_:)``, or use a `@Loadable` property, whose writes do.
+///
+/// > Important: A state is identified by its instance and its key path, and key paths with different roots are
+/// > different keys (`\Sub.numbers != \Base.numbers`; Swift has no root-independent identity for them). In a
+/// > class hierarchy, address a state through the class that declares it: in subclass code write
+/// > `(self as Base).load(\.numbers) { … }` and `(self as Base).cancel(\.numbers)`, and observe it with
+/// > `(model as Base).observe(\.numbers)`. Final classes need no care.
 public protocol LoadableSupport: AnyObject {}
 
 extension LoadableSupport {

@@ -5,6 +5,9 @@
 /// `.failed(process:error:)` is written only while the run is still current, and ``CancelProcess``/``ResetProcess``
 /// act as `cancel`/`reset`. No stored property is required.
 ///
+/// > Important: As with ``LoadableSupport``, address a state a subclass inherits through the class that declares
+/// > it (`(self as Base).run(\.action, as: .save) { … }`): key paths with different roots are different keys.
+///
 /// ```swift
 /// @MainActor
 /// final class EditorViewModel: ProcessSupport {

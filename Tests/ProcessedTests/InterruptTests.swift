@@ -1,0 +1,472 @@
+import Testing
+
+@testable import Processed
+
+/// A model whose load reports "slow network" through a separate property from `onInterrupt`.
+@MainActor
+private final class SlowFeedModel {
+  @Loadable var feed: LoadableState<[String]>
+  var message: String?
+}
+
+/// The errors an `onInterrupt` handler throws in the tests that start a newer load from it.
+private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertible {
+  case timeout, cancel, reset
+
+  var value: any Error {
+    switch self {
+    case .timeout: TimeoutError()
+    case .cancel: CancelLoadable()
+    case .reset: ResetLoadable()
+    }
+  }
+
+  var testDescription: String { rawValue }
+}
+
+/// B9 interrupts (and B5 control errors thrown from `onInterrupt`). Never asserts elapsed times: the blocks wait on
+/// gates until the interrupts they expect have been recorded.
+@MainActor
+@Suite struct InterruptTests {
+  // MARK: Delays
+
+  @Test func delaysAccumulate() async {
+    @Loadable var count: LoadableState<Int>
+    let recorder = Recorder($count)
+    let delays = Recorder<Duration>()
+    let gate = Gate()
+    let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(50), .milliseconds(100)]) {
+      await gate.wait()
+      return 1
+    } onInterrupt: { delay in
+      delays.record(delay)
+    }
+    await delays.wait(forCount: 2)
+    gate.open()
+    await task.value
+    #expect(delays.values == [.milliseconds(50), .milliseconds(150)])
+    #expect(recorder.values == [.loading, .loaded(1)])
+  }
+
+  @Test func delaysAccumulateForYieldingLoadsAndProcesses() async {
+    @Loadable var count: LoadableState<Int>
+    @Process var save
+    let loadDelays = Recorder<Duration>()
+    let runDelays = Recorder<Duration>()
+    let gate = Gate()
+    let load: Task<Void, Never> = $count.load(interrupts: [.milliseconds(20), .milliseconds(30)]) { yield in
+      await gate.wait()
+      yield(.loaded(1))
+    } onInterrupt: { delay in
+      loadDelays.record(delay)
+    }
+    let run: Task<Void, Never> = $save.run(interrupts: [.milliseconds(30), .milliseconds(20)]) {
+      await gate.wait()
+    } onInterrupt: { delay in
+      runDelays.record(delay)
+    }
+    await loadDelays.wait(forCount: 2)
+    await runDelays.wait(forCount: 2)
+    gate.open()
+    await load.value
+    await run.value
+    #expect(loadDelays.values == [.milliseconds(20), .milliseconds(50)])
+    #expect(runDelays.values == [.milliseconds(30), .milliseconds(50)])
+    #expect(count == .loaded(1))
+    #expect(save.hasFinished)
+  }
+
+  @Test func zeroAndNegativeDelaysFireAtOnceAndAddNothing() async {
+    @Loadable var count: LoadableState<Int>
+    let delays = Recorder<Duration>()
+    let gate = Gate()
+    let task: Task<Void, Never> = $count.load(interrupts: [.zero, .milliseconds(-5)]) {
+      await gate.wait()
+      return 1
+    } onInterrupt: { delay in
+      delays.record(delay)
+    }
+    await delays.wait(forCount: 2)
+    gate.open()
+    await task.value
+    #expect(delays.values == [.zero, .zero])
+    #expect(count == .loaded(1))
+  }
+
+  @Test func zeroDelayAddsNothingBetweenPositiveOnes() async {
+    @Loadable var count: LoadableState<Int>
+    let delays = Recorder<Duration>()
+    let gate = Gate()
+    let task: Task<Void, Never> = $count.load(
+      interrupts: [.milliseconds(10), .zero, .milliseconds(-20), .milliseconds(15)]
+    ) {
+      await gate.wait()
+      return 1
+    } onInterrupt: { delay in
+      delays.record(delay)
+    }
+    await delays.wait(forCount: 4)
+    gate.open()
+    await task.value
+    #expect(delays.values == [.milliseconds(10), .milliseconds(10), .milliseconds(10), .milliseconds(25)])
+  }
+
+  @Test func emptyInterruptsMeanNone() async {
+    @Loadable var count: LoadableState<Int>
+    let delays = Recorder<Duration>()
+    await $count.load(interrupts: []) {
+      await WrapperProbe.settle(for: .milliseconds(50))
+      return 1
+    } onInterrupt: { delay in
+      delays.record(delay)
+    }
+    #expect(delays.values.isEmpty)
+    #expect(count == .loaded(1))
+  }
+
+  @Test func interruptsStopWhenTheBlockFinishes() async {
+    @Loadable var count: LoadableState<Int>
+    let recorder = Recorder($count)
+    let delays = Recorder<Duration>()
+    let gate = Gate()
+    // The first interrupt fires while the block waits; the block then ends, and the second (due 40 ms after the
+    // first) must never fire.
+    let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10), .milliseconds(40)]) {
+      await gate.wait()
+      return 1
+    } onInterrupt: { delay in
+      delays.record(delay)
+    }
+    await delays.wait(forCount: 1)
+    gate.open()
+    await task.value
+    await WrapperProbe.settle(for: .milliseconds(250))
+    #expect(delays.values == [.milliseconds(10)])
+    #expect(recorder.values == [.loading, .loaded(1)])
+  }
+
+  @Test func interruptsNeverFireAfterAQuickBlock() async {
+    @Process var save
+    let delays = Recorder<Duration>()
+    await $save.run(interrupts: [.milliseconds(40)]) {
+    } onInterrupt: { delay in
+      delays.record(delay)
+    }
+    await WrapperProbe.settle(for: .milliseconds(250))
+    #expect(delays.values.isEmpty)
+    #expect(save.hasFinished)
+  }
+
+  // MARK: Outcomes
+
+  @Test func timeoutFromOnInterruptEndsTheLoadWithAnError() async {
+    @Loadable var count: LoadableState<Int>
+    let recorder = Recorder($count)
+    let gate = Gate()
+    let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10)]) {
+      await gate.wait()
+      return 1
+    } onInterrupt: { _ in
+      throw TimeoutError()
+    }
+    await recorder.wait(forCount: 2)
+    #expect(recorder.values == [.loading, .error(TimeoutError())])
+    // The block ignores cancellation; its late result is not written.
+    gate.open()
+    await task.value
+    #expect(recorder.values == [.loading, .error(TimeoutError())])
+    #expect($count.storage.tracker.isRunning == false)
+  }
+
+  @Test func timeoutCancelsACooperativeBlock() async {
+    @Loadable var count: LoadableState<Int>
+    let recorder = Recorder($count)
+    let sawCancellation = WrapperLatch<Bool>()
+    await $count.load(interrupts: [.milliseconds(10)]) { yield in
+      sawCancellation.fulfil(await WrapperProbe.sleepUntilCancelled())
+      yield(.loaded(1))
+    } onInterrupt: { _ in
+      throw TimeoutError()
+    }
+    #expect(await sawCancellation.value() == true)
+    #expect(recorder.values == [.loading, .error(TimeoutError())])
+  }
+
+  @Test func timeoutFromOnInterruptFailsTheProcess() async {
+    @Process var action: ProcessState<String>
+    let recorder = Recorder($action)
+    let gate = Gate()
+    let task: Task<Void, Never> = $action.run("save", interrupts: [.milliseconds(10)]) {
+      await gate.wait()
+    } onInterrupt: { _ in
+      throw TimeoutError()
+    }
+    await recorder.wait(forCount: 2)
+    gate.open()
+    await task.value
+    #expect(recorder.values == [.running("save"), .failed(process: "save", error: TimeoutError())])
+  }
+
+  @Test func timeoutAfterSeveralInterrupts() async {
+    @Loadable var count: LoadableState<Int>
+    let recorder = Recorder($count)
+    let delays = Recorder<Duration>()
+    await $count.load(interrupts: [.milliseconds(10), .milliseconds(10), .milliseconds(10)]) {
+      _ = await WrapperProbe.sleepUntilCancelled()
+      return 1
+    } onInterrupt: { delay in
+      delays.record(delay)
+      if delay == .milliseconds(20) { throw TimeoutError() }
+    }
+    #expect(delays.values == [.milliseconds(10), .milliseconds(20)])
+    #expect(recorder.values == [.loading, .error(TimeoutError())])
+  }
+
+  @Test func anyErrorFromOnInterruptIsWrittenLikeABlockError() async {
+    @Loadable var count: LoadableState<Int>
+    let recorder = Recorder($count)
+    await $count.load(interrupts: [.zero]) {
+      _ = await WrapperProbe.sleepUntilCancelled()
+      return 1
+    } onInterrupt: { _ in
+      throw WrapperError(code: 9)
+    }
+    #expect(recorder.values == [.loading, .error(WrapperError(code: 9))])
+  }
+
+  @Test func controlErrorsFromOnInterruptActAsCancelAndReset() async {
+    @Loadable var count: LoadableState<Int> = .loaded(0)
+    let recorder = Recorder($count)
+    let gate = Gate()
+    let cancelled: Task<Void, Never> = $count.load(interrupts: [.zero]) { yield in
+      yield(.loaded(1))
+      await gate.wait()
+      yield(.loaded(2))
+    } onInterrupt: { _ in
+      throw CancelLoadable()
+    }
+    await eventually { !$count.storage.tracker.isRunning }
+    gate.open()
+    await cancelled.value
+    #expect(recorder.values == [.loading, .loaded(1)])
+
+    let resetGate = Gate()
+    let reset: Task<Void, Never> = $count.load(interrupts: [.zero]) {
+      await resetGate.wait()
+      return 3
+    } onInterrupt: { _ in
+      throw ResetLoadable()
+    }
+    await recorder.wait(forCount: 4)
+    resetGate.open()
+    await reset.value
+    #expect(recorder.values == [.loading, .loaded(1), .loading, .absent])
+  }
+
+  @Test func processControlErrorsFromOnInterruptWorkForLoadsAndProcesses() async {
+    @Loadable var count: LoadableState<Int>
+    @Process var action: ProcessState<String>
+    let loadHistory = Recorder($count)
+    let runHistory = Recorder($action)
+    await $count.load(interrupts: [.zero]) {
+      _ = await WrapperProbe.sleepUntilCancelled()
+      return 1
+    } onInterrupt: { _ in
+      throw ResetProcess()
+    }
+    await $action.run("a", interrupts: [.zero]) {
+      _ = await WrapperProbe.sleepUntilCancelled()
+    } onInterrupt: { _ in
+      throw CancelLoadable()
+    }
+    await $action.run("b", interrupts: [.zero]) {
+      _ = await WrapperProbe.sleepUntilCancelled()
+    } onInterrupt: { _ in
+      throw ResetLoadable()
+    }
+    await $action.run("c", interrupts: [.zero]) {
+      _ = await WrapperProbe.sleepUntilCancelled()
+    } onInterrupt: { _ in
+      throw CancelProcess()
+    }
+    #expect(loadHistory.values == [.loading, .absent])
+    #expect(runHistory.values == [.running("a"), .running("b"), .idle, .running("c")])
+  }
+
+  // MARK: Interrupts that start a newer load
+
+  @Test func onInterruptStartingANewerLoadThenReturningLeavesTheNewerLoadAlone() async {
+    @Loadable var count: LoadableState<Int>
+    let recorder = Recorder($count)
+    let staleGate = Gate()
+    let newerGate = Gate()
+    var newer: Task<Void, Never>?
+    let stale: Task<Void, Never> = $count.load(interrupts: [.zero]) {
+      await staleGate.wait()
+      return 1
+    } onInterrupt: { _ in
+      // A fallback: give up on this load and start another one.
+      newer = $count.load {
+        await newerGate.wait()
+        return 2
+      }
+    }
+    await eventually { newer != nil }
+    newerGate.open()
+    await newer?.value
+    staleGate.open()
+    await stale.value
+    #expect(recorder.values == [.loading, .loaded(2)])
+  }
+
+  /// `onInterrupt` starts a newer load (a fallback) and then throws to end the old one. The error belongs to the old
+  /// load, which is no longer current, so it must not touch the newer load.
+  @Test(arguments: [WrapperInterruptError.timeout, .cancel, .reset])
+  fileprivate func onInterruptStartingANewerLoadThenThrowingLeavesTheNewerLoadAlone(
+    _ error: WrapperInterruptError
+  ) async {
+    @Loadable var count: LoadableState<Int>
+    let recorder = Recorder($count)
+    let staleGate = Gate()
+    let newerGate = Gate()
+    let newerSawCancellation = WrapperLatch<Bool>()
+    var newer: Task<Void, Never>?
+    let stale: Task<Void, Never> = $count.load(interrupts: [.zero]) {
+      await staleGate.wait()
+      return 1
+    } onInterrupt: { _ in
+      newer = $count.load {
+        await newerGate.wait()
+        newerSawCancellation.fulfil(Task.isCancelled)
+        return 2
+      }
+      throw error.value
+    }
+    await eventually { newer != nil }
+    newerGate.open()
+    await newer?.value
+    staleGate.open()
+    await stale.value
+    #expect(await newerSawCancellation.value() == false, "the stale interrupt cancelled the newer load's task")
+    #expect(recorder.values == [.loading, .loaded(2)])
+  }
+
+  @Test func onInterruptStartingANewerRunThenThrowingLeavesTheNewerRunAlone() async {
+    @Process var action: ProcessState<String>
+    let recorder = Recorder($action)
+    let staleGate = Gate()
+    let newerGate = Gate()
+    var newer: Task<Void, Never>?
+    let stale: Task<Void, Never> = $action.run("slow", interrupts: [.zero]) {
+      await staleGate.wait()
+    } onInterrupt: { _ in
+      newer = $action.run("fallback") { await newerGate.wait() }
+      throw TimeoutError()
+    }
+    await eventually { newer != nil }
+    newerGate.open()
+    await newer?.value
+    staleGate.open()
+    await stale.value
+    #expect(recorder.values == [.running("slow"), .running("fallback"), .finished("fallback")])
+  }
+
+  @Test func observerRetryingAfterATimeoutIsNotDisturbed() async {
+    @Loadable var count: LoadableState<Int>
+    let recorder = Recorder($count)
+    let staleGate = Gate()
+    var retry: Task<Void, Never>?
+    let controller = $count
+    let retrier = $count.observe { state in
+      guard state == .error(TimeoutError()), retry == nil else { return }
+      retry = controller.load {
+        try await Task.sleep(for: .milliseconds(5))
+        return 2
+      }
+    }
+    let first: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10)]) {
+      await staleGate.wait()
+      return 1
+    } onInterrupt: { _ in
+      throw TimeoutError()
+    }
+    await eventually { retry != nil }
+    await retry?.value
+    staleGate.open()
+    await first.value
+    #expect(recorder.values == [.loading, .error(TimeoutError()), .loading, .loaded(2)])
+    retrier.cancel()
+  }
+
+  // MARK: Writing from onInterrupt
+
+  @Test func onInterruptMaySetAnotherPropertyWhileTheLoadGoesOn() async {
+    let model = SlowFeedModel()
+    let recorder = Recorder(model.$feed)
+    let gate = Gate()
+    let task: Task<Void, Never> = model.$feed.load(interrupts: [.milliseconds(10)]) { [model] in
+      await gate.wait()
+      model.message = nil
+      return ["fresh"]
+    } onInterrupt: { [model] _ in
+      model.message = "Taking longer than expected"
+    }
+    await eventually { model.message != nil }
+    #expect(model.message == "Taking longer than expected")
+    #expect(model.feed == .loading)
+    gate.open()
+    await task.value
+    #expect(model.message == nil)
+    #expect(recorder.values == [.loading, .loaded(["fresh"])])
+  }
+
+  @Test func onInterruptWritingTheStateItselfActsAsAManualWrite() async {
+    @Loadable var count: LoadableState<Int>
+    let recorder = Recorder($count)
+    let gate = Gate()
+    let sawCancellation = WrapperLatch<Bool>()
+    let delays = Recorder<Duration>()
+    let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10), .milliseconds(10)]) {
+      await gate.wait()
+      sawCancellation.fulfil(Task.isCancelled)
+      return 1
+    } onInterrupt: { delay in
+      delays.record(delay)
+      count = .error(WrapperError(code: 408))
+    }
+    await recorder.wait(forCount: 2)
+    #expect(count == .error(WrapperError(code: 408)))
+    gate.open()
+    await task.value
+    // The write cancelled the load: its result is not written and no further interrupt fires.
+    #expect(await sawCancellation.value() == true)
+    await WrapperProbe.settle()
+    #expect(delays.values == [.milliseconds(10)])
+    #expect(recorder.values == [.loading, .error(WrapperError(code: 408))])
+  }
+
+  // MARK: Forms
+
+  @Test func asyncInterruptFormsReturnWhenTheLoadEnds() async {
+    @Loadable var count: LoadableState<Int>
+    @Process var action: ProcessState<String>
+    await $count.load(interrupts: [.seconds(5)]) {
+      1
+    } onInterrupt: { _ in
+      throw TimeoutError()
+    }
+    #expect(count == .loaded(1))
+    await $count.load(interrupts: [.seconds(5)]) { yield in
+      yield(.loaded(2))
+    } onInterrupt: { _ in
+    }
+    #expect(count == .loaded(2))
+    await $action.run("x", interrupts: [.seconds(5)]) {
+    } onInterrupt: { _ in
+      throw TimeoutError()
+    }
+    #expect(action == .finished("x"))
+    #expect($count.storage.tracker.isRunning == false)
+    #expect($action.storage.tracker.isRunning == false)
+  }
+}
