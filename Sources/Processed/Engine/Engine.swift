@@ -127,10 +127,11 @@ extension StateHost {
   private static func runInterrupts(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async {
     guard let onInterrupt = plan.onInterrupt else { return }
     var accumulated = Duration.zero
-    for delay in plan.interrupts {
-      if delay > .zero {
-        do { try await Task.sleep(for: delay) } catch { return }
-        accumulated += delay
+    for requested in plan.interrupts {
+      if requested > .zero {
+        let delay = min(requested, InterruptClock.longest)
+        do { try await InterruptClock.sleep(for: delay) } catch { return }
+        accumulated = InterruptClock.longest - accumulated < delay ? InterruptClock.longest : accumulated + delay
       }
       guard let current = host.object, current.mayWrite(id) else { return }
       // Taken before `onInterrupt` runs: it may start a newer load, whose task must not be cancelled here.
@@ -151,4 +152,23 @@ struct WeakHost<Host: AnyObject & Sendable>: Sendable {
   weak var object: Host?
 
   init(_ object: Host) { self.object = object }
+}
+
+/// Sleeping for interrupt delays of any size.
+///
+/// `Task.sleep(for:)` traps on very large durations (the deadline overflows), so delays are capped at
+/// ``longest`` (about 292 billion years) and slept in chunks of a day; the accumulated delay saturates there too.
+enum InterruptClock {
+  /// The longest delay honoured; larger ones are treated as this (in practice: never).
+  static let longest = Duration.seconds(Int64.max)
+  private static let chunk = Duration.seconds(86_400)
+
+  static func sleep(for duration: Duration) async throws {
+    var remaining = duration
+    while remaining > .zero {
+      let step = min(remaining, chunk)
+      try await Task.sleep(for: step)
+      remaining -= step
+    }
+  }
 }
