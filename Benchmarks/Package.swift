@@ -1,0 +1,25 @@
+// swift-tools-version: 6.1
+// Benchmarks for Processed, kept out of the main package so that it stays dependency-free.
+// Run with `Benchmarks/run.sh` (see Documentation/Performance.md).
+import PackageDescription
+
+let package = Package(
+  name: "ProcessedBenchmarks",
+  platforms: [.macOS(.v15), .iOS(.v18)],
+  dependencies: [
+    .package(name: "Processed", path: ".."),
+    .package(url: "https://github.com/OpenCombine/OpenCombine", exact: "0.14.0"),
+    .package(url: "https://github.com/ordo-one/malloc-interposer", exact: "1.6.1"),
+  ],
+  targets: [
+    .executableTarget(
+      name: "ProcessedBenchmarks",
+      dependencies: [
+        .product(name: "Processed", package: "Processed"),
+        .product(name: "OpenCombine", package: "OpenCombine"),
+        .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+      ],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    )
+  ]
+)
