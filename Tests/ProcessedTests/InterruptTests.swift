@@ -129,9 +129,9 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     let recorder = Recorder($count)
     let delays = Recorder<Duration>()
     let gate = Gate()
-    // The first interrupt fires while the block waits; the block then ends, and the second (due 40 ms after the
-    // first) must never fire.
-    let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10), .milliseconds(40)]) {
+    // The first interrupt fires while the block waits; the block then ends, and the second (due 1 s after the
+    // first — a margin wide enough for a loaded machine to open the gate first) must never fire.
+    let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10), .seconds(1)]) {
       await gate.wait()
       return 1
     } onInterrupt: { delay in
@@ -140,7 +140,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     await delays.wait(forCount: 1)
     gate.open()
     await task.value
-    await WrapperProbe.settle(for: .milliseconds(250))
+    await WrapperProbe.settle(for: .milliseconds(1_300))
     #expect(delays.values == [.milliseconds(10)])
     #expect(recorder.values == [.loading, .loaded(1)])
   }

@@ -260,10 +260,11 @@ private final class Canary: Sendable {
   @Test func theEndOfARegistryRunsTheEndHooksOfObserversStillRegisteredOnly() {
     let ended = LockedBox<[String]>([])
     var registry: ObserverRegistry? = ObserverRegistry()
-    let slot: ObserverSlot<String> = registry!.slot(for: \Board.title)
-    let kept = registry!.addObserver(to: slot, onRegistryEnd: { ended.withLock { $0.append("kept") } }) { _ in }
+    let slot = registry!.slot(for: \Board.title, of: String.self)
+    let kept = registry!.addObserver(to: slot, onRegistryEnd: { ended.withLock { $0.append("kept") } }) { (_: String) in
+    }
     let cancelled = registry!.addObserver(to: slot, onRegistryEnd: { ended.withLock { $0.append("cancelled") } }) {
-      _ in
+      (_: String) in
     }
     cancelled.cancel()
     #expect(ended.withLock { $0 }.isEmpty)
@@ -278,11 +279,11 @@ private final class Canary: Sendable {
 
   @Test func aKeyPathResolvesToOneSlotAndOtherKeyPathsToOthers() {
     let registry = ObserverRegistry()
-    let title: ObserverSlot<String> = registry.slot(for: \Board.title)
-    let titleAgain: ObserverSlot<String> = registry.slot(for: \Board.title)
-    let views: ObserverSlot<Int> = registry.slot(for: \Board.views)
-    let anonymous: ObserverSlot<String> = registry.makeAnonymousSlot()
-    let anotherAnonymous: ObserverSlot<String> = registry.makeAnonymousSlot()
+    let title = registry.slot(for: \Board.title, of: String.self)
+    let titleAgain = registry.slot(for: \Board.title, of: String.self)
+    let views = registry.slot(for: \Board.views, of: Int.self)
+    let anonymous = registry.makeAnonymousSlot(of: String.self)
+    let anotherAnonymous = registry.makeAnonymousSlot(of: String.self)
     #expect(title === titleAgain)
     #expect(ObjectIdentifier(title) != ObjectIdentifier(views))
     #expect(anonymous !== title)
@@ -292,12 +293,12 @@ private final class Canary: Sendable {
 
   @Test func notifyingASlotCallsOnlyItsObserversWithTheGivenValue() {
     let registry = ObserverRegistry()
-    let title: ObserverSlot<String> = registry.slot(for: \Board.title)
-    let anonymous: ObserverSlot<String> = registry.makeAnonymousSlot()
+    let title = registry.slot(for: \Board.title, of: String.self)
+    let anonymous = registry.makeAnonymousSlot(of: String.self)
     let log = Recorder<String>()
     registry.notify(title, "nobody listens")
-    let first = registry.addObserver(to: title) { log.record("title:\($0)") }
-    let second = registry.addObserver(to: anonymous) { log.record("anonymous:\($0)") }
+    let first = registry.addObserver(to: title) { (value: String) in log.record("title:\(value)") }
+    let second = registry.addObserver(to: anonymous) { (value: String) in log.record("anonymous:\(value)") }
     #expect(registry.observerCount == 2)
 
     registry.notify(title, "a")
@@ -318,7 +319,7 @@ private final class Canary: Sendable {
     model.observe(\.plain) { log.record("plain:\($0)") }.store(in: &tokens)
     model.observe(\.title) { log.record("title:\($0)") }.store(in: &tokens)
     let registry = model.observers
-    let slot: ObserverSlot<Int> = registry.slot(for: \Board.plain)
+    let slot = registry.slot(for: \Board.plain, of: Int.self)
 
     registry.coalescingNotifications(in: slot, value: 5) {
       model.plain = 5

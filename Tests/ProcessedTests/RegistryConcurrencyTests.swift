@@ -92,7 +92,7 @@ private struct WatchedToken {
     let counter = AnyThreadCounterModel()
     let ticker = Ticker()
     let tickRegistry = ticker.observers
-    let tickSlot: ObserverSlot<Int> = tickRegistry.slot(for: \Ticker.tick)
+    let tickSlot = tickRegistry.slot(for: \Ticker.tick, of: Int.self)
     let violations = LockedBox(0)
     let finishedTasks = LockedBox(0)
     let taskCount = 8

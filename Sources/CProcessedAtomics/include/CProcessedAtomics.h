@@ -22,6 +22,10 @@ static inline void processed_atomic_u64_store(processed_atomic_u64 *atomic, uint
   atomic_store_explicit(&atomic->value, value, memory_order_seq_cst);
 }
 
+static inline void processed_atomic_u64_store_release(processed_atomic_u64 *atomic, uint64_t value) {
+  atomic_store_explicit(&atomic->value, value, memory_order_release);
+}
+
 static inline uint64_t processed_atomic_u64_exchange(processed_atomic_u64 *atomic, uint64_t value) {
   return atomic_exchange_explicit(&atomic->value, value, memory_order_seq_cst);
 }

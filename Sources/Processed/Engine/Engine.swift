@@ -13,7 +13,7 @@
 /// cannot write and the host's `deinit` cancels it.
 extension StateHost {
   /// Starts a load described by `plan` and returns its task.
-  @discardableResult
+  @inlinable @discardableResult
   func start(_ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?) -> Task<Void, Never> {
     tracker.clear()?.cancel()
     let id = LoadTracker.nextID()
@@ -22,13 +22,14 @@ extension StateHost {
       await Self.execute(plan, id: id, host: host)
     }
     tracker.begin(id, task: task)
-    if !silently, !plan.isStarted(currentState) {
+    if !silently, !currentState.isAlready(plan.startState) {
       store(plan.startState)
     }
     return task
   }
 
   /// Starts a load and waits for it to end. Cancelling the calling task cancels the load.
+  @inlinable
   func startAndWait(_ plan: LoadPlan<State>, silently: Bool) async {
     let task = start(plan, silently: silently, priority: nil)
     await withTaskCancellationHandler {
@@ -39,6 +40,7 @@ extension StateHost {
   }
 
   /// Cancels the current load, if any; the state stays as it is.
+  @inlinable
   func cancelLoad() {
     guard tracker.isRunning else { return }
     tracker.clear()?.cancel()
@@ -46,6 +48,7 @@ extension StateHost {
   }
 
   /// Cancels the current load and writes the reset state (`.absent`, `.idle`) unless the state already is that.
+  @inlinable
   func resetState() {
     cancelLoad()
     if !currentState.isResetState {
@@ -54,17 +57,20 @@ extension StateHost {
   }
 
   /// A manual write: cancels the current load, then stores and notifies.
+  @inlinable
   func overwrite(_ state: State) {
     cancelLoad()
     store(state)
   }
 
   /// Whether the load `id` may still write: it is current and the task running this code is not cancelled.
+  @inlinable
   func mayWrite(_ id: UInt64) -> Bool {
     tracker.isCurrent(id) && !Task.isCancelled
   }
 
   /// Ends load `id` with `outcome`, if it may still write; otherwise only drops its bookkeeping if it is current.
+  @inlinable
   func finish(_ id: UInt64, with outcome: LoadOutcome<State>) {
     guard tracker.isCurrent(id) else { return }
     guard !Task.isCancelled else {
@@ -91,7 +97,8 @@ extension StateHost {
   // MARK: Running
 
   /// The body of a load's task.
-  private static func execute(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async {
+  @inlinable
+  static func execute(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async {
     let outcome: LoadOutcome<State>
     if plan.interrupts.isEmpty {
       outcome = await runBody(plan, id: id, host: host)
@@ -109,7 +116,8 @@ extension StateHost {
     host.object?.finish(id, with: outcome)
   }
 
-  private static func runBody(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async -> LoadOutcome<State> {
+  @inlinable
+  static func runBody(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async -> LoadOutcome<State> {
     do {
       let result = try await plan.body { state in
         guard let host = host.object, host.mayWrite(id) else { return }
@@ -124,7 +132,8 @@ extension StateHost {
   /// Calls `onInterrupt` after each accumulated delay while load `id` is current. A zero or negative delay fires
   /// at once and adds nothing. An error thrown from `onInterrupt` ends the load like an error from the block, and
   /// cancels the block's task.
-  private static func runInterrupts(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async {
+  @inlinable
+  static func runInterrupts(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async {
     guard let onInterrupt = plan.onInterrupt else { return }
     var accumulated = Duration.zero
     for requested in plan.interrupts {
@@ -148,9 +157,11 @@ extension StateHost {
 }
 
 /// A weak reference to a host, passed into a load's task so that the task never keeps its host alive.
+@usableFromInline
 struct WeakHost<Host: AnyObject & Sendable>: Sendable {
-  weak var object: Host?
+  @usableFromInline weak var object: Host?
 
+  @inlinable
   init(_ object: Host) { self.object = object }
 }
 
@@ -158,11 +169,13 @@ struct WeakHost<Host: AnyObject & Sendable>: Sendable {
 ///
 /// `Task.sleep(for:)` traps on very large durations (the deadline overflows), so delays are capped at
 /// ``longest`` (about 292 billion years) and slept in chunks of a day; the accumulated delay saturates there too.
+@usableFromInline
 enum InterruptClock {
   /// The longest delay honoured; larger ones are treated as this (in practice: never).
-  static let longest = Duration.seconds(Int64.max)
+  @usableFromInline static let longest = Duration.seconds(Int64.max)
   private static let chunk = Duration.seconds(86_400)
 
+  @usableFromInline
   static func sleep(for duration: Duration) async throws {
     var remaining = duration
     while remaining > .zero {

@@ -1,46 +1,64 @@
-/// Everything one load or process run needs from its face: which state it starts with, how a failure is written,
-/// and the block to run. The engine does the rest.
+/// Everything one load or process run needs from its face: the state it starts with and the block to run. The
+/// engine does the rest; how a failure is written comes from ``ManagedState``.
+@usableFromInline
 struct LoadPlan<State: ManagedState> {
   /// The state written when the load starts (`.loading`, `.running(kind)`).
-  let startState: State
-  /// Whether a state already is exactly `startState` (then nothing is written at the start).
-  let isStarted: (State) -> Bool
-  /// The state written when the block (or `onInterrupt`) throws an ordinary error.
-  let failure: (any Error) -> State
+  @usableFromInline let startState: State
   /// The work. It may write intermediate states through `yield`; its result, if any, is written when it returns.
-  let body: @MainActor (_ yield: (State) -> Void) async throws -> State?
+  @usableFromInline let body: @MainActor (_ yield: (State) -> Void) async throws -> State?
   /// Delays after which `onInterrupt` is called; they accumulate.
-  var interrupts: [Duration] = []
+  @usableFromInline var interrupts: [Duration] = []
   /// Called after each interrupt delay with the accumulated delay; its errors end the load.
-  var onInterrupt: (@MainActor (_ accumulatedDelay: Duration) throws -> Void)?
+  @usableFromInline var onInterrupt: (@MainActor (_ accumulatedDelay: Duration) throws -> Void)?
+
+  @inlinable
+  init(startState: State, body: @escaping @MainActor (_ yield: (State) -> Void) async throws -> State?) {
+    self.startState = startState
+    self.body = body
+  }
+
+  /// The state an ordinary error thrown by the block or `onInterrupt` writes.
+  @inlinable
+  func failure(_ error: any Error) -> State {
+    State.failure(error, startedAs: startState)
+  }
 }
 
 extension LoadPlan {
-  /// A load of `LoadableState<Value>`: starts with `.loading`, fails with `.error(e)`.
+  /// A load whose block returns the value: starts with `.loading`, ends with `.loaded(value)` or `.error(e)`.
+  @inlinable
   static func load<Value>(
-    _ body: @escaping @MainActor (_ yield: (State) -> Void) async throws -> State?
+    returning block: @escaping @MainActor () async throws -> Value
   ) -> Self where State == LoadableState<Value> {
-    LoadPlan(startState: .loading, isStarted: \.isLoading, failure: { .error($0) }, body: body)
+    LoadPlan(startState: .loading) { _ in .loaded(try await block()) }
+  }
+
+  /// A load whose block writes states through `yield`.
+  @inlinable
+  static func load<Value>(
+    yielding block: @escaping @MainActor (_ yield: (State) -> Void) async throws -> Void
+  ) -> Self where State == LoadableState<Value> {
+    LoadPlan(startState: .loading) { yield in
+      try await block(yield)
+      return nil
+    }
   }
 
   /// A run of `process`: starts with `.running(process)`, fails with `.failed(process:error:)`, finishes with
   /// `.finished(process)`.
+  @inlinable
   static func run<Kind: Equatable & Sendable>(
     _ process: Kind,
     _ block: @escaping @MainActor () async throws -> Void
   ) -> Self where State == ProcessState<Kind> {
-    LoadPlan(
-      startState: .running(process),
-      isStarted: { $0.isRunning(process) },
-      failure: { .failed(process: process, error: $0) },
-      body: { _ in
-        try await block()
-        return .finished(process)
-      }
-    )
+    LoadPlan(startState: .running(process)) { _ in
+      try await block()
+      return .finished(process)
+    }
   }
 
   /// The same plan with interrupts.
+  @inlinable
   func interrupted(
     by interrupts: [Duration],
     _ onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
@@ -53,6 +71,7 @@ extension LoadPlan {
 }
 
 /// How a load ended, before the engine checks that it may still write.
+@usableFromInline
 enum LoadOutcome<State> {
   /// Write this state (a returned value, a failure).
   case write(State)
@@ -64,6 +83,7 @@ enum LoadOutcome<State> {
   case reset
 
   /// Classifies an error thrown by a block or by `onInterrupt`.
+  @inlinable
   init(error: any Error, failure: (any Error) -> State) {
     switch error {
     case is CancelLoadable, is CancelProcess: self = .cancel

@@ -3,30 +3,39 @@
 /// Every load gets an id from one main-actor counter, never reused, so a load that was superseded, cancelled or
 /// ended can always tell that it is no longer current — also after its state's bookkeeping was removed and created
 /// again (the key-path forms drop theirs when a load ends).
+@usableFromInline
 struct LoadTracker: Sendable {
   /// The current load's id; `0` when no load runs.
-  private(set) var currentID: UInt64 = 0
+  @usableFromInline private(set) var currentID: UInt64 = 0
   /// The current load's task.
-  private(set) var task: Task<Void, Never>?
+  @usableFromInline private(set) var task: Task<Void, Never>?
 
-  @MainActor private static var lastID: UInt64 = 0
+  @usableFromInline @MainActor static var lastID: UInt64 = 0
+
+  @inlinable
+  init() {}
 
   /// A fresh id, distinct from every earlier one.
-  @MainActor static func nextID() -> UInt64 {
+  @inlinable @MainActor
+  static func nextID() -> UInt64 {
     lastID &+= 1
     return lastID
   }
 
+  @inlinable
   var isRunning: Bool { currentID != 0 }
 
+  @inlinable
   func isCurrent(_ id: UInt64) -> Bool { currentID == id }
 
+  @inlinable
   mutating func begin(_ id: UInt64, task: Task<Void, Never>) {
     currentID = id
     self.task = task
   }
 
   /// Forgets the current load and returns its task (which the caller may cancel).
+  @inlinable
   mutating func clear() -> Task<Void, Never>? {
     defer {
       currentID = 0

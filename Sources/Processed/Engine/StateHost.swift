@@ -4,7 +4,7 @@
 /// Hosts differ only in where the state lives and whom a write notifies. The engine (the extension in
 /// `Engine.swift`) holds all the rules — start, latest wins, outcomes, cancel, reset, interrupts — once, for loads
 /// and processes alike.
-@MainActor
+@usableFromInline @MainActor
 protocol StateHost<State>: AnyObject, Sendable {
   associatedtype State: ManagedState & Sendable
 

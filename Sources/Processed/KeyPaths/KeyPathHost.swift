@@ -7,27 +7,30 @@
 ///
 /// Instance identities can be reused after deallocation; that is harmless here because a host only exists while
 /// it keeps its instance alive, and because load ids are never reused (a stale load never matches a new host).
-@MainActor
+@usableFromInline @MainActor
 final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: StateHost {
-  let model: Model
-  let keyPath: ReferenceWritableKeyPath<Model, State>
-  var tracker = LoadTracker()
-  private let key: KeyPathHostKey
+  @usableFromInline let model: Model
+  @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
+  @usableFromInline var tracker = LoadTracker()
+  @usableFromInline let key: KeyPathHostKey
   /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load).
-  private let link: ModelLink<State>?
+  @usableFromInline let link: ModelLink?
 
-  private init(model: Model, keyPath: ReferenceWritableKeyPath<Model, State>, key: KeyPathHostKey) {
+  @usableFromInline
+  init(model: Model, keyPath: ReferenceWritableKeyPath<Model, State>, key: KeyPathHostKey) {
     self.model = model
     self.keyPath = keyPath
     self.key = key
     link = ModelLink.resolve(model, keyPath: keyPath)
   }
 
+  @inlinable
   var currentState: State { model[keyPath: keyPath] }
 
+  @inlinable
   func store(_ state: State) {
     if let link {
-      link.registry.coalescingNotifications(in: link.slot, value: state) {
+      link.core.coalescingNotifications(in: link.slot, value: state) {
         model[keyPath: keyPath] = state
       }
     } else {
@@ -35,6 +38,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     }
   }
 
+  @inlinable
   func loadDidEnd() {
     if KeyPathHostKey.table[key] === self {
       KeyPathHostKey.table[key] = nil
@@ -42,11 +46,13 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   }
 
   /// The host of the running load at `keyPath` of `model`, if any.
+  @inlinable
   static func running(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost? {
     KeyPathHostKey.table[KeyPathHostKey(model, keyPath)] as? KeyPathHost
   }
 
   /// The host of the running load, or a new one registered in the table (to start a load).
+  @inlinable
   static func forLoad(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost {
     let key = KeyPathHostKey(model, keyPath)
     if let host = KeyPathHostKey.table[key] as? KeyPathHost { return host }
@@ -56,21 +62,24 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   }
 
   /// The host of the running load, or a detached one (not in the table) for a one-off reset.
+  @inlinable
   static func forReset(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost {
     running(model, keyPath) ?? KeyPathHost(model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath))
   }
 }
 
 /// Identifies a state by instance and key path in the table of running key-path loads.
+@usableFromInline
 struct KeyPathHostKey: Hashable {
-  let instance: ObjectIdentifier
-  let keyPath: AnyKeyPath
+  @usableFromInline let instance: ObjectIdentifier
+  @usableFromInline let keyPath: AnyKeyPath
 
+  @inlinable
   init(_ instance: AnyObject, _ keyPath: AnyKeyPath) {
     self.instance = ObjectIdentifier(instance)
     self.keyPath = keyPath
   }
 
   /// The hosts of every running key-path load. Empty when no key-path load runs.
-  @MainActor static var table: [KeyPathHostKey: AnyObject] = [:]
+  @usableFromInline @MainActor static var table: [KeyPathHostKey: AnyObject] = [:]
 }

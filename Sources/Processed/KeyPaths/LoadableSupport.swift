@@ -55,6 +55,7 @@ extension LoadableSupport {
   /// - Returns: The load's task. Cancelling it cancels the load.
   @MainActor
   @discardableResult
+  @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -81,6 +82,7 @@ extension LoadableSupport {
   /// - Returns: The load's task.
   @MainActor
   @discardableResult
+  @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -111,6 +113,7 @@ extension LoadableSupport {
   /// - Returns: The load's task.
   @MainActor
   @discardableResult
+  @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -143,6 +146,7 @@ extension LoadableSupport {
   /// - Returns: The load's task.
   @MainActor
   @discardableResult
+  @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -169,6 +173,7 @@ extension LoadableSupport {
   ///   - silently: When `true`, the state is not set to `.loading` first.
   ///   - block: Returns the loaded value, or throws.
   @MainActor
+  @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -188,6 +193,7 @@ extension LoadableSupport {
   ///   - silently: When `true`, the state is not set to `.loading` first.
   ///   - block: Writes states with `yield`, or throws.
   @MainActor
+  @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -213,6 +219,7 @@ extension LoadableSupport {
   ///   - block: Returns the loaded value, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   @MainActor
+  @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -241,6 +248,7 @@ extension LoadableSupport {
   ///   - block: Writes states with `yield`, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   @MainActor
+  @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -262,6 +270,7 @@ extension LoadableSupport {
   ///
   /// - Parameter state: The key path of the state.
   @MainActor
+  @inlinable
   public func cancel<Value: Sendable>(_ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>) {
     KeyPathHost.running(self, state)?.cancelLoad()
   }
@@ -275,6 +284,7 @@ extension LoadableSupport {
   ///
   /// - Parameter state: The key path of the state.
   @MainActor
+  @inlinable
   public func reset<Value: Sendable>(_ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>) {
     KeyPathHost.forReset(self, state).resetState()
   }

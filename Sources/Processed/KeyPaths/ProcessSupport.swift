@@ -47,6 +47,7 @@ extension ProcessSupport {
   /// - Returns: The run's task.
   @MainActor
   @discardableResult
+  @inlinable
   public func run<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
@@ -78,6 +79,7 @@ extension ProcessSupport {
   /// - Returns: The run's task.
   @MainActor
   @discardableResult
+  @inlinable
   public func run<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
@@ -105,6 +107,7 @@ extension ProcessSupport {
   /// - Returns: The run's task.
   @MainActor
   @discardableResult
+  @inlinable
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
@@ -134,6 +137,7 @@ extension ProcessSupport {
   /// - Returns: The run's task.
   @MainActor
   @discardableResult
+  @inlinable
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
@@ -162,6 +166,7 @@ extension ProcessSupport {
   ///   - silently: When `true`, the state is not set to `.running` first.
   ///   - block: The work.
   @MainActor
+  @inlinable
   public func run<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
@@ -189,6 +194,7 @@ extension ProcessSupport {
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   @MainActor
+  @inlinable
   public func run<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
@@ -212,6 +218,7 @@ extension ProcessSupport {
   ///   - silently: When `true`, the state is not set to `.running` first.
   ///   - block: The work.
   @MainActor
+  @inlinable
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
@@ -237,6 +244,7 @@ extension ProcessSupport {
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   @MainActor
+  @inlinable
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
@@ -258,6 +266,7 @@ extension ProcessSupport {
   ///
   /// - Parameter state: The key path of the state.
   @MainActor
+  @inlinable
   public func cancel<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>
   ) {
@@ -273,6 +282,7 @@ extension ProcessSupport {
   ///
   /// - Parameter state: The key path of the state.
   @MainActor
+  @inlinable
   public func reset<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>
   ) {

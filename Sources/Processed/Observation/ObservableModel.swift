@@ -58,13 +58,14 @@ extension ObservableModel {
   ///   - isolation: The caller's isolation; leave the default.
   ///   - onChange: Called with each new value.
   /// - Returns: A token; the observation lasts until it is cancelled or released.
+  @inlinable
   public func observe<Value>(
     _ keyPath: KeyPath<Self, Value>,
     isolation: isolated (any Actor)? = #isolation,
     _ onChange: @escaping @MainActor (_ newValue: Value) -> Void
   ) -> ObservationToken {
     let registry = observers
-    let token = registry.addObserver(to: registry.slot(for: keyPath), onChange)
+    let token = registry.addObserver(to: registry.slot(for: keyPath, of: Value.self), onChange)
     if let isolation, ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared) {
       // Reading the property once links a wrapper-backed property (`@Loadable`, `@Process`) to this registry, so
       // that changes made through its projected value (`$numbers.load { … }`) reach the new observer.
@@ -90,33 +91,42 @@ extension ObservableModel {
   /// notifies once itself), so observers still see each change once.
   ///
   /// - Parameter keyPath: The property that changed.
-  @MainActor
+  @inlinable @MainActor
   public func notifyObservers<Value>(_ keyPath: KeyPath<Self, Value>) {
     let registry = observers
-    registry.notify(registry.slot(for: keyPath), self[keyPath: keyPath])
+    registry.notify(registry.slot(for: keyPath, of: Value.self), self[keyPath: keyPath])
   }
 }
 
 /// How a state owned by a wrapper reaches the observers of the model that contains it: the model's registry and the
 /// slot of the property's key path, resolved once.
-struct ModelLink<Value>: Sendable {
-  let registry: ObserverRegistry
-  let slot: ObserverSlot<Value>
+@usableFromInline
+struct ModelLink: Sendable {
+  /// The registry's core (not the registry: a link never keeps the model's registry alive).
+  @usableFromInline let core: RegistryCore
+  @usableFromInline let slot: ObserverSlot
+
+  @usableFromInline
+  init(registry: ObserverRegistry, slot: ObserverSlot) {
+    core = registry.core
+    self.slot = slot
+  }
 
   /// Resolves the link for `keyPath` of `instance`, or `nil` when the instance is not an ``ObservableModel``.
-  static func resolve<Model: AnyObject>(_ instance: Model, keyPath: AnyKeyPath) -> ModelLink? {
+  @usableFromInline
+  static func resolve<Model: AnyObject, Value>(_ instance: Model, keyPath: KeyPath<Model, Value>) -> ModelLink? {
     guard let model = instance as? any ObservableModel else { return nil }
     let registry = model.observers
-    return ModelLink(registry: registry, slot: registry.slot(for: keyPath))
+    return ModelLink(registry: registry, slot: registry.slot(for: keyPath, of: Value.self))
   }
 
-  @MainActor
-  func notify(_ value: Value) {
-    registry.notify(slot, value)
+  @inlinable @MainActor
+  func notify<Value>(_ value: Value) {
+    core.notify(slot, value)
   }
 
-  @MainActor
-  func snapshot() -> ObserverSnapshot<Value>? {
-    registry.snapshot(of: slot)
+  @inlinable @MainActor
+  func snapshot() -> ObserverSnapshot? {
+    core.snapshot(of: slot)
   }
 }

@@ -15,15 +15,16 @@
 ///   actor while `cancel()` runs on another thread, `cancel()` waits for that call to return — so do not block a
 ///   handler waiting for a thread that cancels the handler's own token.
 /// - A token that outlives its registry (its model was deallocated) stays valid; cancelling it does nothing.
-public final class ObservationToken: Hashable, @unchecked Sendable {
-  // `@unchecked`: every stored property is immutable after `init`; the weak reference is loaded atomically by the
-  // Swift runtime.
-  private weak var registry: ObserverRegistry?
-  private let slot: AnyObserverSlot
+public final class ObservationToken: Hashable, Sendable {
+  // The core, not the registry: a token keeps the observer table alive, never the registry or its model. When the
+  // registry goes away it closes the core, which drops every observer; cancelling afterwards finds nothing.
+  private let core: RegistryCore
+  private let slot: ObserverSlot
   private let id: UInt64
 
-  init(registry: ObserverRegistry, slot: AnyObserverSlot, id: UInt64) {
-    self.registry = registry
+  @usableFromInline
+  init(core: RegistryCore, slot: ObserverSlot, id: UInt64) {
+    self.core = core
     self.slot = slot
     self.id = id
   }
@@ -32,7 +33,7 @@ public final class ObservationToken: Hashable, @unchecked Sendable {
 
   /// Stops the observation. Idempotent and thread-safe; after it returns the handler is never called again.
   public func cancel() {
-    registry?.removeObserver(id: id, from: slot)
+    core.removeObserver(id: id, from: slot)
   }
 
   /// Keeps this token in `set`, so that it lives — and the observation goes on — as long as the set holds it.

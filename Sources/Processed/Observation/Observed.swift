@@ -17,14 +17,15 @@
 /// ``ObservableModel/notifyObservers(_:)`` from `didSet` instead.
 @propertyWrapper
 public struct Observed<Value> {
-  private var value: Value
-  private var link: ModelLink<Value>?
+  /// The value and its link to the model's registry. A reference, so that a write reaches them with one key-path
+  /// read of the wrapper instead of several key-path writes into it.
+  @usableFromInline let box: ObservedBox<Value>
 
   /// Creates the property with its initial value.
   ///
   /// - Parameter wrappedValue: The initial value.
   public init(wrappedValue: Value) {
-    value = wrappedValue
+    box = ObservedBox(wrappedValue)
   }
 
   /// Unavailable: `@Observed` needs the model that contains it.
@@ -36,26 +37,42 @@ public struct Observed<Value> {
   }
 
   /// Reads and writes the property of `instance`; a write notifies the model's observers.
-  @MainActor
+  @inlinable @MainActor
   public static subscript<Model: ObservableModel>(
     _enclosingInstance instance: Model,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
     storage storageKeyPath: ReferenceWritableKeyPath<Model, Self>
   ) -> Value {
-    get { instance[keyPath: storageKeyPath].value }
+    get { instance[keyPath: storageKeyPath].box.value }
     set {
-      instance[keyPath: storageKeyPath].value = newValue
-      let link: ModelLink<Value>
-      if let cached = instance[keyPath: storageKeyPath].link {
-        link = cached
-      } else {
-        let registry = instance.observers
-        link = ModelLink(registry: registry, slot: registry.slot(for: wrappedKeyPath))
-        instance[keyPath: storageKeyPath].link = link
-      }
+      let box = instance[keyPath: storageKeyPath].box
+      box.value = newValue
+      let link = box.link ?? box.connect(to: instance, wrappedKeyPath)
       link.notify(newValue)
     }
   }
 }
 
-extension Observed: Sendable where Value: Sendable {}
+/// The storage of an ``Observed`` property. Used on the main actor only.
+@usableFromInline
+final class ObservedBox<Value>: @unchecked Sendable {
+  @usableFromInline var value: Value
+  @usableFromInline var link: ModelLink?
+
+  @usableFromInline
+  init(_ value: Value) {
+    self.value = value
+  }
+
+  /// Resolves and caches the link to the model's registry (once per property and instance).
+  @usableFromInline
+  func connect<Model: ObservableModel>(to model: Model, _ keyPath: KeyPath<Model, Value>) -> ModelLink {
+    let registry = model.observers
+    let link = ModelLink(registry: registry, slot: registry.slot(for: keyPath, of: Value.self))
+    self.link = link
+    return link
+  }
+}
+
+// `@unchecked`: the box is read and written on the main actor only (the subscript is main-actor isolated).
+extension Observed: @unchecked Sendable where Value: Sendable {}

@@ -26,9 +26,63 @@
 ///
 /// > Note: A registry never takes part in its owner's equality, hashing or coding, and never retains its owner.
 public final class ObserverRegistry: Sendable {
+  /// Where the observers live; shared with tokens, links and snapshots.
+  @usableFromInline let core = RegistryCore()
+
+  /// Creates an empty registry.
+  public init() {}
+
+  deinit {
+    core.close()
+  }
+
+  // Internal conveniences (tests and the model extension reach the core through the registry).
+
+  @usableFromInline
+  func slot<Value>(for key: AnyKeyPath, of type: Value.Type = Value.self) -> ObserverSlot {
+    core.slot(for: key, of: type)
+  }
+
+  func makeAnonymousSlot<Value>(of type: Value.Type = Value.self) -> ObserverSlot {
+    core.makeAnonymousSlot(of: type)
+  }
+
+  @inlinable
+  func addObserver<Value>(
+    to slot: ObserverSlot,
+    onRegistryEnd: (@Sendable () -> Void)? = nil,
+    _ handler: @escaping @MainActor (Value) -> Void
+  ) -> ObservationToken {
+    core.addObserver(to: slot, onRegistryEnd: onRegistryEnd, handler)
+  }
+
+  @inlinable @MainActor
+  func notify<Value>(_ slot: ObserverSlot, _ value: Value) {
+    core.notify(slot, value)
+  }
+
+  @inlinable @MainActor
+  func coalescingNotifications<Value>(in slot: ObserverSlot, value: Value, write: () -> Void) {
+    core.coalescingNotifications(in: slot, value: value, write: write)
+  }
+
+  /// The number of observers registered across all slots (for tests and diagnostics).
+  var observerCount: Int { core.observerCount }
+}
+
+/// Everything a registry does: the observers by slot, the lock, the atomics behind "no call after `cancel()`
+/// returns", and key-path coalescing.
+///
+/// Tokens, links and snapshots hold the core strongly and the public ``ObserverRegistry`` owns it; when the registry
+/// goes away it *closes* the core, which drops every observer (releasing their handlers) and refuses new ones. No
+/// weak reference points at a core: a weakly referenced object keeps its reference count in a side table, where
+/// every retain and release takes a slow path — and the core is retained on every notification.
+@usableFromInline
+final class RegistryCore: @unchecked Sendable {
   struct State {
+    var isClosed = false
     var nextID: UInt64 = 0
-    var slots: [AnyObserverSlot] = []
+    var slots: [ObserverSlot] = []
     var slotIndexByKey: [AnyKeyPath: Int] = [:]
   }
 
@@ -43,26 +97,32 @@ public final class ObserverRegistry: Sendable {
   /// Slots whose notifications are being coalesced by a key-path write (see `coalescingNotifications`).
   @MainActor private var coalescedSlots: [ObjectIdentifier] = []
 
-  /// Creates an empty registry.
-  public init() {}
+  @usableFromInline
+  init() {}
 
-  deinit {
-    let hooks = state.withLock { state in state.slots.flatMap { $0.removeAll() } }
-    for hook in hooks { hook() }
+  /// Drops every observer, runs their end-of-registry hooks and refuses observers registered from now on.
+  func close() {
+    let removed = state.withLock { state in
+      state.isClosed = true
+      return state.slots.flatMap { $0.removeAll() }
+    }
+    // Outside the lock: the hooks are user code, and releasing the entries may release tokens.
+    for entry in removed { entry.onRegistryEnd?() }
   }
 
   // MARK: Slots
 
   /// The slot for `key`, created on first use. Hashes `key` once; callers cache the result.
-  func slot<Value>(for key: AnyKeyPath, of type: Value.Type = Value.self) -> ObserverSlot<Value> {
+  @usableFromInline
+  func slot<Value>(for key: AnyKeyPath, of type: Value.Type = Value.self) -> ObserverSlot {
     state.withLock { state in
       if let index = state.slotIndexByKey[key] {
-        guard let slot = state.slots[index] as? ObserverSlot<Value> else {
-          preconditionFailure("Processed: key path \(key) was observed with two different value types.")
-        }
+        let slot = state.slots[index]
+        precondition(
+          slot.valueType == Value.self, "Processed: key path \(key) was observed with two different value types.")
         return slot
       }
-      let slot = ObserverSlot<Value>()
+      let slot = ObserverSlot(valueType: Value.self)
       state.slotIndexByKey[key] = state.slots.count
       state.slots.append(slot)
       return slot
@@ -70,9 +130,10 @@ public final class ObserverRegistry: Sendable {
   }
 
   /// A slot that belongs to no key path (the single slot of a wrapper's own registry).
-  func makeAnonymousSlot<Value>(of type: Value.Type = Value.self) -> ObserverSlot<Value> {
+  @usableFromInline
+  func makeAnonymousSlot<Value>(of type: Value.Type = Value.self) -> ObserverSlot {
     state.withLock { state in
-      let slot = ObserverSlot<Value>()
+      let slot = ObserverSlot(valueType: Value.self)
       state.slots.append(slot)
       return slot
     }
@@ -81,67 +142,90 @@ public final class ObserverRegistry: Sendable {
   // MARK: Registering
 
   /// Registers `handler` in `slot` and returns the token that keeps it registered.
+  @inlinable
   func addObserver<Value>(
-    to slot: ObserverSlot<Value>,
+    to slot: ObserverSlot,
     onRegistryEnd: (@Sendable () -> Void)? = nil,
     _ handler: @escaping @MainActor (Value) -> Void
   ) -> ObservationToken {
-    let id = state.withLock { state in
+    assert(
+      slot.valueType == Value.self, "Processed: an observer of \(Value.self) registered in a slot of \(slot.valueType)")
+    return addErasedObserver(to: slot, onRegistryEnd: onRegistryEnd) { pointer in
+      handler(pointer.assumingMemoryBound(to: Value.self).pointee)
+    }
+  }
+
+  @usableFromInline
+  func addErasedObserver(
+    to slot: ObserverSlot,
+    onRegistryEnd: (@Sendable () -> Void)?,
+    _ call: @escaping @MainActor (UnsafeRawPointer) -> Void
+  ) -> ObservationToken {
+    let id: UInt64 = state.withLock { state in
       state.nextID &+= 1
-      slot.entries.append(.init(id: state.nextID, handler: handler, onRegistryEnd: onRegistryEnd))
+      // A closed core (its registry is gone, or going) takes no observer; the token is inert.
+      guard !state.isClosed else { return state.nextID }
+      slot.entries.append(.init(id: state.nextID, call: call, onRegistryEnd: onRegistryEnd))
       return state.nextID
     }
-    return ObservationToken(registry: self, slot: slot, id: id)
+    return ObservationToken(core: self, slot: slot, id: id)
   }
 
   /// Removes an observer. Safe from any thread, any number of times. When the observer is being called on another
   /// thread, waits until that call returns; a handler cancelling itself (or another observer) does not wait.
-  func removeObserver(id: UInt64, from slot: AnyObserverSlot) {
-    let removed = state.withLock { _ in
-      guard slot.remove(id: id) else { return false }
-      cancellations.increment()
-      return true
+  func removeObserver(id: UInt64, from slot: ObserverSlot) {
+    let entry = state.withLock { _ in
+      let entry = slot.remove(id: id)
+      if entry != nil { cancellations.increment() }
+      return entry
     }
-    // Pairs with `deliver`: it publishes `callingID` before reading `cancellations`, and this reads `callingID`
-    // after bumping `cancellations` (all sequentially consistent). So either the notifier sees the cancellation and
-    // skips the call, or this sees the call in progress and waits for it.
+    let removed = entry != nil
+    // `entry` is released only after the lock: its handler may hold the last reference to a token.
+    // Pairs with `call`: it publishes `callingID` before reading `cancellations`, and this reads `callingID` after
+    // bumping `cancellations` (all sequentially consistent). So either the notifier sees the cancellation and skips
+    // the call, or this sees the call in progress and waits for it.
     guard removed, callingID.load() == id, callingThread.load() != currentThreadID() else { return }
     while callingID.load() == id { yieldThread() }
   }
 
   /// The number of observers registered across all slots (for tests and diagnostics).
   var observerCount: Int {
-    state.withLock { state in state.slots.reduce(0) { $0 + $1.count } }
+    state.withLock { state in state.slots.reduce(0) { $0 + $1.entries.count } }
   }
 
   // MARK: Notifying
 
   /// The observers of `slot` right now, or `nil` when there are none or the slot's notifications are being
   /// coalesced by a key-path write.
-  @MainActor
-  func snapshot<Value>(of slot: ObserverSlot<Value>) -> ObserverSnapshot<Value>? {
-    if !coalescedSlots.isEmpty, coalescedSlots.contains(ObjectIdentifier(slot)) { return nil }
+  @usableFromInline @MainActor
+  func snapshot(of slot: ObserverSlot) -> ObserverSnapshot? {
+    if !coalescedSlots.isEmpty, let index = coalescedSlots.lastIndex(of: ObjectIdentifier(slot)) {
+      // The echo of a key-path write through the property itself: that write notifies once, afterwards.
+      coalescedSlots.remove(at: index)
+      return nil
+    }
     let (entries, epoch) = state.withLock { _ in
       (slot.entries, cancellations.load())
     }
     if entries.isEmpty { return nil }
-    return ObserverSnapshot(registry: self, slot: slot, entries: entries, epoch: epoch)
+    return ObserverSnapshot(core: self, slot: slot, entries: entries, epoch: epoch)
   }
 
   /// Calls every observer registered in `slot` with `value`, on the main actor, outside the lock, after any change
   /// of the slot whose delivery is in progress.
-  @MainActor
-  func notify<Value>(_ slot: ObserverSlot<Value>, _ value: Value) {
+  @inlinable @MainActor
+  func notify<Value>(_ slot: ObserverSlot, _ value: Value) {
+    assert(slot.valueType == Value.self, "Processed: a \(Value.self) notified to a slot of \(slot.valueType)")
     slot.deliverInOrder(value, to: ChangeRecipients(first: snapshot(of: slot)))
   }
 
-  /// Calls the observers of a snapshot, skipping those cancelled since it was taken.
-  @MainActor
-  func call<Value>(
-    _ entries: ContiguousArray<ObserverSlot<Value>.Entry>, of slot: ObserverSlot<Value>, with value: Value,
-    epoch: UInt64
+  /// Calls the observers of a snapshot with the value at `value`, skipping those cancelled since it was taken.
+  @usableFromInline @MainActor
+  func call(
+    _ entries: ContiguousArray<ObserverSlot.Entry>, of slot: ObserverSlot, with value: UnsafeRawPointer, epoch: UInt64
   ) {
-    callingThread.store(currentThreadID())
+    let thread = currentThreadID()
+    if callingThread.load() != thread { callingThread.store(thread) }
     var mustRecheck = false
     for entry in entries {
       let previous = callingID.exchange(entry.id)
@@ -150,26 +234,45 @@ public final class ObserverRegistry: Sendable {
         mustRecheck = true
       }
       if mustRecheck, !state.withLock({ _ in slot.contains(id: entry.id) }) {
-        callingID.store(previous)
+        callingID.storeRelease(previous)
         continue
       }
-      entry.handler(value)
-      callingID.store(previous)
+      entry.call(value)
+      // Release is enough: a cancelling thread only waits for this value to change.
+      callingID.storeRelease(previous)
     }
   }
 
-  /// Runs `write` while notifications for `slot` are swallowed, then notifies once with `value`.
+  /// Runs `write`, absorbing the notification the property itself may send for it, then notifies once with `value`.
   ///
   /// Key-path writes use this: the property they write may notify by itself (an ``Observed`` property, a
   /// `@Loadable` inside a model, or a `didSet` that calls ``ObservableModel/notifyObservers(_:)``), and each
-  /// change must reach each observer exactly once, whichever path made it.
-  @MainActor
-  func coalescingNotifications<Value>(in slot: ObserverSlot<Value>, value: Value, write: () -> Void) {
+  /// change must reach each observer exactly once, whichever path made it. The first snapshot of `slot` taken during
+  /// `write` — that echo — is absorbed; later ones (changes made by observers reacting to the write) are not. The
+  /// observers are taken before `write` runs, and the slot's delivery order is reserved, so changes made during
+  /// `write` reach the model's observers after this one.
+  @inlinable @MainActor
+  func coalescingNotifications<Value>(in slot: ObserverSlot, value: Value, write: () -> Void) {
     let recipients = ChangeRecipients(first: snapshot(of: slot))
-    let key = ObjectIdentifier(slot)
-    coalescedSlots.append(key)
+    let ownsDelivery = slot.reserveDelivery()
+    let pending = beginCoalescing(slot)
     write()
-    if let index = coalescedSlots.lastIndex(of: key) { coalescedSlots.remove(at: index) }
-    slot.deliverInOrder(value, to: recipients)
+    endCoalescing(slot, pending: pending)
+    slot.completeDelivery(value, to: recipients, owning: ownsDelivery)
+  }
+
+  /// Marks the next snapshot of `slot` as an echo to absorb; returns the number of marks before this one.
+  @usableFromInline @MainActor
+  func beginCoalescing(_ slot: ObserverSlot) -> Int {
+    defer { coalescedSlots.append(ObjectIdentifier(slot)) }
+    return coalescedSlots.count
+  }
+
+  /// Drops this write's mark if no echo consumed it (a plain property that does not notify by itself).
+  @usableFromInline @MainActor
+  func endCoalescing(_ slot: ObserverSlot, pending: Int) {
+    if coalescedSlots.count > pending, let index = coalescedSlots.lastIndex(of: ObjectIdentifier(slot)) {
+      coalescedSlots.remove(at: index)
+    }
   }
 }

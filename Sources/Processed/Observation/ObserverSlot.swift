@@ -4,33 +4,37 @@
 /// reference and never hash a key path. Slots are never removed from their registry (a property does not stop
 /// existing); only their entries are, so a writer may cache a slot for as long as it holds the registry.
 ///
-/// The observers (`entries`) are read and written only while the registry's lock is held; the delivery state only on
-/// the main actor.
-class AnyObserverSlot: @unchecked Sendable {
-  /// Removes the entry with `id`; returns whether it was there.
-  func remove(id: UInt64) -> Bool { fatalError("abstract") }
-  /// Whether an entry with `id` is registered.
-  func contains(id: UInt64) -> Bool { fatalError("abstract") }
-  /// Removes every entry and returns their end-of-registry hooks.
-  func removeAll() -> [@Sendable () -> Void] { fatalError("abstract") }
-  /// The number of registered entries.
-  var count: Int { fatalError("abstract") }
-}
-
-/// The typed observers of one property. Ids grow monotonically and entries are appended, so `entries` stays sorted
-/// by id and lookups are binary searches.
-final class ObserverSlot<Value>: AnyObserverSlot, DeliversInOrder, @unchecked Sendable {
+/// Slots are not generic: each entry holds a type-erased call that reads the value from a pointer, so registering,
+/// cancelling and iterating run as plain, non-generic code. The value type is checked once, when a slot is resolved.
+///
+/// `entries` is read and written only while the registry's lock is held; `delivery` only on the main actor.
+@usableFromInline
+final class ObserverSlot: DeliversInOrder, @unchecked Sendable {
+  @usableFromInline
   struct Entry {
-    let id: UInt64
-    let handler: @MainActor (Value) -> Void
+    @usableFromInline let id: UInt64
+    /// Calls the typed handler with the value the pointer points to.
+    @usableFromInline let call: @MainActor (UnsafeRawPointer) -> Void
     /// Called when the registry goes away while this entry is still registered (an `AsyncStream` finishes here).
-    let onRegistryEnd: (@Sendable () -> Void)?
+    @usableFromInline let onRegistryEnd: (@Sendable () -> Void)?
+
+    @inlinable
+    init(id: UInt64, call: @escaping @MainActor (UnsafeRawPointer) -> Void, onRegistryEnd: (@Sendable () -> Void)?) {
+      self.id = id
+      self.call = call
+      self.onRegistryEnd = onRegistryEnd
+    }
   }
 
-  var entries: ContiguousArray<Entry> = []
+  /// The type of the values this slot's observers receive.
+  @usableFromInline let valueType: Any.Type
+  /// Sorted by id: ids grow monotonically and entries are appended.
+  @usableFromInline var entries: ContiguousArray<Entry> = []
+  @usableFromInline @MainActor var delivery = DeliveryState()
 
-  /// Used only on the main actor, never under the lock (see `DeliversInOrder`).
-  @MainActor var delivery = DeliveryState<Value>()
+  init(valueType: Any.Type) {
+    self.valueType = valueType
+  }
 
   private func index(of id: UInt64) -> Int? {
     var low = 0
@@ -44,19 +48,20 @@ final class ObserverSlot<Value>: AnyObserverSlot, DeliversInOrder, @unchecked Se
     return nil
   }
 
-  override func remove(id: UInt64) -> Bool {
-    guard let index = index(of: id) else { return false }
-    entries.remove(at: index)
-    return true
+  /// Removes the entry with `id` and returns it, so that the caller releases its closures after unlocking (they may
+  /// hold the last reference to a token, whose `deinit` takes the lock again).
+  func remove(id: UInt64) -> Entry? {
+    guard let index = index(of: id) else { return nil }
+    return entries.remove(at: index)
   }
 
-  override func contains(id: UInt64) -> Bool { index(of: id) != nil }
+  /// Whether an entry with `id` is registered.
+  @usableFromInline
+  func contains(id: UInt64) -> Bool { index(of: id) != nil }
 
-  override func removeAll() -> [@Sendable () -> Void] {
-    let hooks = entries.compactMap(\.onRegistryEnd)
-    entries = []
-    return hooks
+  /// Removes every entry and returns them (the caller releases them, and runs their hooks, after unlocking).
+  func removeAll() -> ContiguousArray<Entry> {
+    defer { entries = [] }
+    return entries
   }
-
-  override var count: Int { entries.count }
 }

@@ -24,6 +24,8 @@ final class AtomicUInt64: @unchecked Sendable {
 
   @inline(__always) func load() -> UInt64 { processed_atomic_u64_load(storage) }
   @inline(__always) func store(_ value: UInt64) { processed_atomic_u64_store(storage, value) }
+  /// A release store: enough where the only reader waits for the value to change.
+  @inline(__always) func storeRelease(_ value: UInt64) { processed_atomic_u64_store_release(storage, value) }
   @inline(__always) func exchange(_ value: UInt64) -> UInt64 { processed_atomic_u64_exchange(storage, value) }
   @inline(__always) func increment() { processed_atomic_u64_increment(storage) }
 }

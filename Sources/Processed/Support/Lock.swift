@@ -15,6 +15,7 @@
 /// `Synchronization.Mutex` would do, but on Linux it is built on futexes that the thread sanitizer does not model,
 /// and on Apple platforms it needs macOS 15; this box uses `os_unfair_lock` on Apple platforms and
 /// `pthread_mutex_t` elsewhere, as swift-nio and swift-log do.
+@usableFromInline
 final class LockedBox<State>: @unchecked Sendable {
   #if canImport(Darwin)
     private typealias Primitive = os_unfair_lock

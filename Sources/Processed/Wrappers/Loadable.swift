@@ -26,17 +26,20 @@
 /// goes away, its running load is cancelled.
 @propertyWrapper
 public struct Loadable<Value: Sendable>: Sendable {
+  @usableFromInline
   let storage: StateStorage<LoadableState<Value>>
 
   /// Creates the wrapper with an initial state.
   ///
   /// - Parameter wrappedValue: The initial state; `.absent` unless given.
+  @inlinable
   public init(wrappedValue: LoadableState<Value> = .absent) {
     storage = StateStorage(wrappedValue)
   }
 
   /// The current state. Setting it cancels a running load, then stores the new state and notifies observers.
   @MainActor
+  @inlinable
   public var wrappedValue: LoadableState<Value> {
     get { storage.currentState }
     nonmutating set { storage.overwrite(newValue) }
@@ -44,6 +47,7 @@ public struct Loadable<Value: Sendable>: Sendable {
 
   /// The controller that loads, cancels, resets and observes this state.
   @MainActor
+  @inlinable
   public var projectedValue: LoadableController<Value> {
     LoadableController(storage: storage)
   }
@@ -51,6 +55,7 @@ public struct Loadable<Value: Sendable>: Sendable {
   /// Reads and writes the state of a class's property, and links the state to the class's observers when the
   /// class is an ``ObservableModel``. Swift calls this for you; you never call it directly.
   @MainActor
+  @inlinable
   public static subscript<EnclosingSelf: AnyObject>(
     _enclosingInstance instance: EnclosingSelf,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, LoadableState<Value>>,

@@ -28,9 +28,16 @@
 /// ``reset()``. A `CancellationError` leaves the state as it is.
 @MainActor
 public struct LoadableController<Value: Sendable> {
+  @usableFromInline
   let storage: StateStorage<LoadableState<Value>>
 
+  @usableFromInline
+  init(storage: StateStorage<LoadableState<Value>>) {
+    self.storage = storage
+  }
+
   /// The current state.
+  @inlinable
   public var state: LoadableState<Value> { storage.currentState }
 
   // MARK: Task forms
@@ -47,6 +54,7 @@ public struct LoadableController<Value: Sendable> {
   ///   - block: Returns the loaded value, or throws.
   /// - Returns: The load's task. Cancelling it cancels the load (the state stays as it is).
   @discardableResult
+  @inlinable
   public func load(
     silently: Bool = false,
     priority: TaskPriority? = nil,
@@ -71,6 +79,7 @@ public struct LoadableController<Value: Sendable> {
   ///   - block: Writes states with `yield`, or throws.
   /// - Returns: The load's task.
   @discardableResult
+  @inlinable
   public func load(
     silently: Bool = false,
     priority: TaskPriority? = nil,
@@ -102,6 +111,7 @@ public struct LoadableController<Value: Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   /// - Returns: The load's task.
   @discardableResult
+  @inlinable
   public func load(
     silently: Bool = false,
     interrupts: [Duration],
@@ -133,6 +143,7 @@ public struct LoadableController<Value: Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   /// - Returns: The load's task.
   @discardableResult
+  @inlinable
   public func load(
     silently: Bool = false,
     interrupts: [Duration],
@@ -155,6 +166,7 @@ public struct LoadableController<Value: Sendable> {
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.loading` first.
   ///   - block: Returns the loaded value, or throws.
+  @inlinable
   public func load(
     silently: Bool = false,
     block: @escaping @MainActor () async throws -> Value
@@ -171,6 +183,7 @@ public struct LoadableController<Value: Sendable> {
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.loading` first.
   ///   - block: Writes states with `yield`, or throws.
+  @inlinable
   public func load(
     silently: Bool = false,
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
@@ -193,6 +206,7 @@ public struct LoadableController<Value: Sendable> {
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: Returns the loaded value, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  @inlinable
   public func load(
     silently: Bool = false,
     interrupts: [Duration],
@@ -217,6 +231,7 @@ public struct LoadableController<Value: Sendable> {
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: Writes states with `yield`, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  @inlinable
   public func load(
     silently: Bool = false,
     interrupts: [Duration],
@@ -233,6 +248,7 @@ public struct LoadableController<Value: Sendable> {
   /// ```swift
   /// $numbers.cancel()
   /// ```
+  @inlinable
   public func cancel() {
     storage.cancelLoad()
   }
@@ -242,6 +258,7 @@ public struct LoadableController<Value: Sendable> {
   /// ```swift
   /// $numbers.reset()
   /// ```
+  @inlinable
   public func reset() {
     storage.resetState()
   }
@@ -257,6 +274,7 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// - Parameter onChange: Called with each new state.
   /// - Returns: A token; the observation lasts until it is cancelled or released.
+  @inlinable
   public func observe(_ onChange: @escaping @MainActor (LoadableState<Value>) -> Void) -> ObservationToken {
     storage.observe(onChange)
   }
@@ -269,26 +287,8 @@ public struct LoadableController<Value: Sendable> {
   ///   if state.isLoaded { break }
   /// }
   /// ```
+  @inlinable
   public var states: AsyncStream<LoadableState<Value>> {
     storage.states()
-  }
-}
-
-extension LoadPlan {
-  /// A load whose block returns the value.
-  static func load<Value>(
-    returning block: @escaping @MainActor () async throws -> Value
-  ) -> Self where State == LoadableState<Value> {
-    .load { _ in .loaded(try await block()) }
-  }
-
-  /// A load whose block writes states through `yield`.
-  static func load<Value>(
-    yielding block: @escaping @MainActor (_ yield: (State) -> Void) async throws -> Void
-  ) -> Self where State == LoadableState<Value> {
-    .load { yield in
-      try await block(yield)
-      return nil
-    }
   }
 }

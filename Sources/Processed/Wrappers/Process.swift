@@ -27,22 +27,26 @@
 /// > `@Processed.Process`.
 @propertyWrapper
 public struct Process<ProcessKind: Equatable & Sendable>: Sendable {
+  @usableFromInline
   let storage: StateStorage<ProcessState<ProcessKind>>
 
   /// Creates the wrapper with an initial state.
   ///
   /// - Parameter wrappedValue: The initial state; `.idle` unless given.
+  @inlinable
   public init(wrappedValue: ProcessState<ProcessKind> = .idle) {
     storage = StateStorage(wrappedValue)
   }
 
   /// Creates an idle single-process wrapper, so that `@Process var save` needs no type.
+  @inlinable
   public init() where ProcessKind == SingleProcess {
     storage = StateStorage(.idle)
   }
 
   /// The current state. Setting it cancels a running process, then stores the new state and notifies observers.
   @MainActor
+  @inlinable
   public var wrappedValue: ProcessState<ProcessKind> {
     get { storage.currentState }
     nonmutating set { storage.overwrite(newValue) }
@@ -50,6 +54,7 @@ public struct Process<ProcessKind: Equatable & Sendable>: Sendable {
 
   /// The controller that runs, cancels, resets and observes this process.
   @MainActor
+  @inlinable
   public var projectedValue: ProcessController<ProcessKind> {
     ProcessController(storage: storage)
   }
@@ -57,6 +62,7 @@ public struct Process<ProcessKind: Equatable & Sendable>: Sendable {
   /// Reads and writes the state of a class's property, and links the state to the class's observers when the
   /// class is an ``ObservableModel``. Swift calls this for you; you never call it directly.
   @MainActor
+  @inlinable
   public static subscript<EnclosingSelf: AnyObject>(
     _enclosingInstance instance: EnclosingSelf,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, ProcessState<ProcessKind>>,

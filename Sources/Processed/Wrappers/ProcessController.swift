@@ -22,9 +22,16 @@
 /// ``ResetProcess`` to act as ``reset()``.
 @MainActor
 public struct ProcessController<ProcessKind: Equatable & Sendable> {
+  @usableFromInline
   let storage: StateStorage<ProcessState<ProcessKind>>
 
+  @usableFromInline
+  init(storage: StateStorage<ProcessState<ProcessKind>>) {
+    self.storage = storage
+  }
+
   /// The current state.
+  @inlinable
   public var state: ProcessState<ProcessKind> { storage.currentState }
 
   // MARK: Task forms
@@ -42,6 +49,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   ///   - block: The work; returning finishes the process, throwing fails it.
   /// - Returns: The run's task. Cancelling it cancels the run (the state stays as it is).
   @discardableResult
+  @inlinable
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -72,6 +80,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   /// - Returns: The run's task.
   @discardableResult
+  @inlinable
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -95,6 +104,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   ///   - process: The process that runs.
   ///   - silently: When `true`, the state is not set to `.running` first.
   ///   - block: The work.
+  @inlinable
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -119,6 +129,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
+  @inlinable
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -136,6 +147,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// $action.cancel()
   /// ```
+  @inlinable
   public func cancel() {
     storage.cancelLoad()
   }
@@ -145,6 +157,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// $action.reset()
   /// ```
+  @inlinable
   public func reset() {
     storage.resetState()
   }
@@ -159,6 +172,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   ///
   /// - Parameter onChange: Called with each new state.
   /// - Returns: A token; the observation lasts until it is cancelled or released.
+  @inlinable
   public func observe(_ onChange: @escaping @MainActor (ProcessState<ProcessKind>) -> Void) -> ObservationToken {
     storage.observe(onChange)
   }
@@ -169,6 +183,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// for await state in $action.states where state.hasFinished { break }
   /// ```
+  @inlinable
   public var states: AsyncStream<ProcessState<ProcessKind>> {
     storage.states()
   }
@@ -188,6 +203,7 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///   - block: The work.
   /// - Returns: The run's task.
   @discardableResult
+  @inlinable
   public func run(
     silently: Bool = false,
     priority: TaskPriority? = nil,
@@ -214,6 +230,7 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   /// - Returns: The run's task.
   @discardableResult
+  @inlinable
   public func run(
     silently: Bool = false,
     interrupts: [Duration],
@@ -235,6 +252,7 @@ extension ProcessController where ProcessKind == SingleProcess {
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.running` first.
   ///   - block: The work.
+  @inlinable
   public func run(silently: Bool = false, block: @escaping @MainActor () async throws -> Void) async {
     await run(SingleProcess(), silently: silently, block: block)
   }
@@ -254,6 +272,7 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
+  @inlinable
   public func run(
     silently: Bool = false,
     interrupts: [Duration],

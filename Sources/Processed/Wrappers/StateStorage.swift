@@ -3,17 +3,21 @@
 ///
 /// Copies of a wrapper share one storage, like SwiftUI's `@State`. When the last copy goes away, `deinit` cancels
 /// the running load (whose task holds the storage only weakly).
+@usableFromInline
 final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInOrder {
-  var tracker = LoadTracker()
-  var delivery = DeliveryState<State>()
-  private(set) var currentState: State
-  /// The wrapper's own observers (`$state.observe`, `$state.states`), created on first use.
-  private var ownObservers: ModelLink<State>?
+  @usableFromInline var tracker = LoadTracker()
+  @usableFromInline var delivery = DeliveryState()
+  @usableFromInline var currentState: State
+  /// The wrapper's own observers (`$state.observe`, `$state.states`), created on first use. The storage owns the
+  /// registry, so its observers (and `states` sequences) end when the storage goes away.
+  @usableFromInline var ownRegistry: ObserverRegistry?
+  @usableFromInline var ownObservers: ModelLink?
   /// The enclosing model's registry and slot, once resolved.
-  private var modelLink: ModelLink<State>?
+  @usableFromInline var modelLink: ModelLink?
   /// Whether `modelLink` was looked for (a wrapper outside a model has none).
-  private var modelLinkResolved = false
+  @usableFromInline var modelLinkResolved = false
 
+  @usableFromInline
   nonisolated init(_ state: State) {
     currentState = state
   }
@@ -22,39 +26,50 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
     tracker.task?.cancel()
   }
 
+  @inlinable
   func store(_ state: State) {
+    if ownObservers == nil, modelLink == nil {
+      currentState = state
+      return
+    }
     // Both snapshots first: an observer of one registry that registers with the other does not see this change.
     let recipients = ChangeRecipients(first: ownObservers?.snapshot(), second: modelLink?.snapshot())
     currentState = state
     deliverInOrder(state, to: recipients)
   }
 
+  @inlinable
   func loadDidEnd() {}
 
   /// Connects the storage to the model that contains it, the first time the model reaches it.
-  func connect<Model: AnyObject>(to model: Model, keyPath: AnyKeyPath) {
-    guard !modelLinkResolved else { return }
+  @inlinable
+  func connect<Model: AnyObject>(to model: Model, keyPath: KeyPath<Model, State>) {
+    if modelLinkResolved { return }
     modelLinkResolved = true
     modelLink = ModelLink.resolve(model, keyPath: keyPath)
   }
 
   /// Registers an observer of this state.
+  @inlinable
   func observe(
     onRegistryEnd: (@Sendable () -> Void)? = nil,
     _ onChange: @escaping @MainActor (State) -> Void
   ) -> ObservationToken {
-    let link: ModelLink<State>
-    if let existing = ownObservers {
-      link = existing
-    } else {
-      let registry = ObserverRegistry()
-      link = ModelLink(registry: registry, slot: registry.makeAnonymousSlot())
-      ownObservers = link
-    }
-    return link.registry.addObserver(to: link.slot, onRegistryEnd: onRegistryEnd, onChange)
+    let link = ownObservers ?? makeOwnObservers()
+    return link.core.addObserver(to: link.slot, onRegistryEnd: onRegistryEnd, onChange)
+  }
+
+  @usableFromInline
+  func makeOwnObservers() -> ModelLink {
+    let registry = ObserverRegistry()
+    let link = ModelLink(registry: registry, slot: registry.makeAnonymousSlot(of: State.self))
+    ownRegistry = registry
+    ownObservers = link
+    return link
   }
 
   /// The current state, then every change, until the iteration ends or the storage goes away.
+  @usableFromInline
   func states() -> AsyncStream<State> {
     let (stream, continuation) = AsyncStream<State>.makeStream()
     continuation.yield(currentState)
@@ -66,5 +81,5 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   }
 
   /// The number of observers of the wrapper itself (for tests).
-  var ownObserverCount: Int { ownObservers?.registry.observerCount ?? 0 }
+  var ownObserverCount: Int { ownRegistry?.observerCount ?? 0 }
 }
