@@ -3,10 +3,14 @@
 /// Taking every snapshot of a change first and calling observers second is what makes "an observer registered
 /// during a notification does not see that change" hold when one write notifies several registries (a wrapper's
 /// own observers and its model's).
+///
+/// The core and slot are held `unowned(unsafe)`, skipping two retain/release pairs per notification: a snapshot lives
+/// only while its change is delivered, the writer delivering it holds the core (through its ``ModelLink``, or a
+/// local registry) for that whole time, and the core holds its slots for its whole life.
 @usableFromInline
 struct ObserverSnapshot {
-  @usableFromInline let core: RegistryCore
-  @usableFromInline let slot: ObserverSlot
+  @usableFromInline unowned(unsafe) let core: RegistryCore
+  @usableFromInline unowned(unsafe) let slot: ObserverSlot
   @usableFromInline let entries: ContiguousArray<ObserverSlot.Entry>
   @usableFromInline let epoch: UInt64
 

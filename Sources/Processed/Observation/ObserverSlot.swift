@@ -30,7 +30,8 @@ final class ObserverSlot: DeliversInOrder, @unchecked Sendable {
   @usableFromInline let valueType: Any.Type
   /// Sorted by id: ids grow monotonically and entries are appended.
   @usableFromInline var entries: ContiguousArray<Entry> = []
-  @usableFromInline @MainActor var delivery = DeliveryState()
+  /// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
+  @usableFromInline @MainActor @exclusivity(unchecked) var delivery = DeliveryState()
 
   init(valueType: Any.Type) {
     self.valueType = valueType
