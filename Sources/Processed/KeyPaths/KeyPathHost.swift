@@ -15,6 +15,8 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @usableFromInline let key: KeyPathHostKey
   /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load).
   @usableFromInline let link: ModelLink?
+  /// Keeps `link` valid.
+  let anchor: RegistryCore?
 
   @usableFromInline
   init(model: Model, keyPath: ReferenceWritableKeyPath<Model, State>, key: KeyPathHostKey) {
@@ -22,6 +24,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     self.keyPath = keyPath
     self.key = key
     link = ModelLink.resolve(model, keyPath: keyPath)
+    anchor = link?.anchor
   }
 
   @inlinable

@@ -98,19 +98,25 @@ extension ObservableModel {
   }
 }
 
-/// How a state owned by a wrapper reaches the observers of the model that contains it: the model's registry and the
+/// How a state owned by a wrapper reaches the observers of the model that contains it: the registry's core and the
 /// slot of the property's key path, resolved once.
+///
+/// Both are `unowned(unsafe)`, so that copying a link on every write costs no reference counting. Whoever keeps a
+/// link keeps its ``anchor`` too — a strong reference to the core, which holds its slots for its whole life.
 @usableFromInline
 struct ModelLink: Sendable {
-  /// The registry's core (not the registry: a link never keeps the model's registry alive).
-  @usableFromInline let core: RegistryCore
-  @usableFromInline let slot: ObserverSlot
+  @usableFromInline unowned(unsafe) let core: RegistryCore
+  @usableFromInline unowned(unsafe) let slot: ObserverSlot
 
   @usableFromInline
   init(registry: ObserverRegistry, slot: ObserverSlot) {
     core = registry.core
     self.slot = slot
   }
+
+  /// The strong reference that keeps this link valid; store it beside the link.
+  @inlinable
+  var anchor: RegistryCore { core }
 
   /// Resolves the link for `keyPath` of `instance`, or `nil` when the instance is not an ``ObservableModel``.
   @usableFromInline

@@ -58,6 +58,8 @@ public struct Observed<Value> {
 final class ObservedBox<Value>: @unchecked Sendable {
   @usableFromInline var value: Value
   @usableFromInline var link: ModelLink?
+  /// Keeps `link` valid.
+  var anchor: RegistryCore?
 
   @usableFromInline
   init(_ value: Value) {
@@ -70,6 +72,7 @@ final class ObservedBox<Value>: @unchecked Sendable {
     let registry = model.observers
     let link = ModelLink(registry: registry, slot: registry.slot(for: keyPath, of: Value.self))
     self.link = link
+    anchor = link.anchor
     return link
   }
 }

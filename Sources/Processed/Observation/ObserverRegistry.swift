@@ -90,10 +90,12 @@ final class RegistryCore: @unchecked Sendable {
   /// Bumped (under the lock) by every cancellation, so a notification in flight learns cheaply whether it must
   /// re-check an observer it copied before calling it.
   private let cancellations = AtomicUInt64()
-  /// The id of the observer being called right now (`0`: none), and the thread calling it. A cancellation on another
-  /// thread waits while its observer is being called, so that no call starts after `cancel()` returns.
-  private let callingID = AtomicUInt64()
-  private let callingThread = AtomicUInt64()
+  /// The slot being notified right now (its address; `0`: none), the thread notifying it, and how many notifications
+  /// have ended. A cancellation on another thread that finds its slot being notified waits until a notification
+  /// ends, so that no call starts after `cancel()` returns.
+  private let activeSlot = AtomicUInt64()
+  private let notifyingThread = AtomicUInt64()
+  private let notificationsEnded = AtomicUInt64()
   /// Slots whose notifications are being coalesced by a key-path write (see `coalescingNotifications`).
   @MainActor private var coalescedSlots: [ObjectIdentifier] = []
 
@@ -179,13 +181,22 @@ final class RegistryCore: @unchecked Sendable {
       if entry != nil { cancellations.increment() }
       return entry
     }
-    let removed = entry != nil
+    guard entry != nil else { return }
     // `entry` is released only after the lock: its handler may hold the last reference to a token.
-    // Pairs with `call`: it publishes `callingID` before reading `cancellations`, and this reads `callingID` after
-    // bumping `cancellations` (all sequentially consistent). So either the notifier sees the cancellation and skips
-    // the call, or this sees the call in progress and waits for it.
-    guard removed, callingID.load() == id, callingThread.load() != currentThreadID() else { return }
-    while callingID.load() == id { yieldThread() }
+    //
+    // Pairs with `call`, which publishes `activeSlot` before it reads `cancellations` for each observer, while this
+    // reads `activeSlot` after bumping `cancellations` (all sequentially consistent). So either the notifier sees
+    // the cancellation and skips the observer, or this sees the notification and waits until one ends — by then the
+    // call it might have made has started, and is "under way". A handler cancelling on the notifying thread never
+    // waits.
+    let slotBits = Self.bits(of: slot)
+    guard activeSlot.load() == slotBits, notifyingThread.load() != currentThreadID() else { return }
+    let seen = notificationsEnded.load()
+    while activeSlot.load() == slotBits, notificationsEnded.load() == seen { yieldThread() }
+  }
+
+  private static func bits(of slot: ObserverSlot) -> UInt64 {
+    UInt64(UInt(bitPattern: Unmanaged.passUnretained(slot).toOpaque()))
   }
 
   /// The number of observers registered across all slots (for tests and diagnostics).
@@ -225,23 +236,23 @@ final class RegistryCore: @unchecked Sendable {
     _ entries: ContiguousArray<ObserverSlot.Entry>, of slot: ObserverSlot, with value: UnsafeRawPointer, epoch: UInt64
   ) {
     let thread = currentThreadID()
-    if callingThread.load() != thread { callingThread.store(thread) }
+    if notifyingThread.load() != thread { notifyingThread.store(thread) }
+    let previous = activeSlot.exchange(Self.bits(of: slot))
     var mustRecheck = false
     for entry in entries {
-      let previous = callingID.exchange(entry.id)
       if !mustRecheck, cancellations.load() != epoch {
         // Something was cancelled since the snapshot: from here on, ask the registry before each call.
         mustRecheck = true
       }
-      if mustRecheck, !state.withLock({ _ in slot.contains(id: entry.id) }) {
-        callingID.storeRelease(previous)
-        continue
-      }
+      if mustRecheck, !state.withLock({ _ in slot.contains(id: entry.id) }) { continue }
       entry.call(value)
-      // Release is enough: a cancelling thread only waits for this value to change.
-      callingID.storeRelease(previous)
     }
+    // Release is enough for both: a cancelling thread only waits for one of them to change. Only the notifying
+    // thread writes `notificationsEnded`.
+    activeSlot.storeRelease(previous)
+    notificationsEnded.storeRelease(notificationsEnded.load() &+ 1)
   }
+
 
   /// Runs `write`, absorbing the notification the property itself may send for it, then notifies once with `value`.
   ///

@@ -12,8 +12,9 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   /// registry, so its observers (and `states` sequences) end when the storage goes away.
   @usableFromInline var ownRegistry: ObserverRegistry?
   @usableFromInline var ownObservers: ModelLink?
-  /// The enclosing model's registry and slot, once resolved.
+  /// The enclosing model's registry and slot, once resolved, and the strong reference that keeps them valid.
   @usableFromInline var modelLink: ModelLink?
+  @usableFromInline var modelAnchor: RegistryCore?
   /// Whether `modelLink` was looked for (a wrapper outside a model has none).
   @usableFromInline var modelLinkResolved = false
 
@@ -47,6 +48,7 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
     if modelLinkResolved { return }
     modelLinkResolved = true
     modelLink = ModelLink.resolve(model, keyPath: keyPath)
+    modelAnchor = modelLink?.anchor
   }
 
   /// Registers an observer of this state.
