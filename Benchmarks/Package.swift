@@ -13,6 +13,11 @@ let package = Package(
   ],
   targets: [
     .executableTarget(
+      name: "ProfileScenario",
+      dependencies: [.product(name: "Processed", package: "Processed")],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    .executableTarget(
       name: "ProcessedBenchmarks",
       dependencies: [
         .product(name: "Processed", package: "Processed"),

@@ -48,8 +48,8 @@ struct ChangeRecipients {
 
   @inlinable @MainActor
   func deliver<Value>(_ value: Value) {
-    first?.deliver(value)
-    second?.deliver(value)
+    if let first { first.deliver(value) }
+    if let second { second.deliver(value) }
   }
 }
 
@@ -77,7 +77,7 @@ protocol DeliversInOrder: AnyObject {
 extension DeliversInOrder {
   /// Delivers `value` to `recipients` now, or after the delivery in progress.
   @inlinable @MainActor
-  func deliverInOrder<Value>(_ value: Value, to recipients: ChangeRecipients) {
+  func deliverInOrder<Value>(_ value: Value, to recipients: borrowing ChangeRecipients) {
     if recipients.isEmpty { return }
     completeDelivery(value, to: recipients, owning: reserveDelivery())
   }
@@ -94,9 +94,12 @@ extension DeliversInOrder {
   /// Delivers `value` now and then everything queued meanwhile (when `owning` the turn), or queues it behind the
   /// delivery in progress.
   @inlinable @MainActor
-  func completeDelivery<Value>(_ value: Value, to recipients: ChangeRecipients, owning: Bool) {
+  func completeDelivery<Value>(_ value: Value, to recipients: borrowing ChangeRecipients, owning: Bool) {
     guard owning else {
-      if !recipients.isEmpty { delivery.pending.append { recipients.deliver(value) } }
+      if !recipients.isEmpty {
+        let queued = copy recipients
+        delivery.pending.append { queued.deliver(value) }
+      }
       return
     }
     recipients.deliver(value)

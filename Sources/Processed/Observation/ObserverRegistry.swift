@@ -239,13 +239,15 @@ final class RegistryCore: @unchecked Sendable {
     if notifyingThread.load() != thread { notifyingThread.store(thread) }
     let previous = activeSlot.exchange(Self.bits(of: slot))
     var mustRecheck = false
-    for entry in entries {
-      if !mustRecheck, cancellations.load() != epoch {
-        // Something was cancelled since the snapshot: from here on, ask the registry before each call.
-        mustRecheck = true
+    entries.withUnsafeBufferPointer { entries in
+      for index in entries.indices {
+        if !mustRecheck, cancellations.load() != epoch {
+          // Something was cancelled since the snapshot: from here on, ask the registry before each call.
+          mustRecheck = true
+        }
+        if mustRecheck, !state.withLock({ _ in slot.contains(id: entries[index].id) }) { continue }
+        entries[index].call(value)
       }
-      if mustRecheck, !state.withLock({ _ in slot.contains(id: entry.id) }) { continue }
-      entry.call(value)
     }
     // Release is enough for both: a cancelling thread only waits for one of them to change. Only the notifying
     // thread writes `notificationsEnded`.
