@@ -80,8 +80,10 @@ enum Bench {
     var meets: Bool?
     if let maxRatio { meets = ratio <= maxRatio }
     if let minSpeedup { meets = baseline.nanoseconds / ours.nanoseconds >= minSpeedup }
-    rows.append(Row(group: group, name: name, ours: ours, baselineName: baselineName, baseline: baseline,
-                    target: target, meetsTarget: meets))
+    rows.append(
+      Row(
+        group: group, name: name, ours: ours, baselineName: baselineName, baseline: baseline,
+        target: target, meetsTarget: meets))
     print(
       "\(name.padded(36)) \(fixed(ours.nanoseconds, 1).leftPadded(10)) ns  vs \(baselineName.padded(30)) "
         + "\(fixed(baseline.nanoseconds, 1).leftPadded(10)) ns  ratio \(fixed(ratio, 2).leftPadded(6))  "
@@ -106,5 +108,7 @@ func fixed(_ value: Double, _ digits: Int) -> String {
 
 extension String {
   func padded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-  func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+  func leftPadded(_ width: Int) -> String {
+    count >= width ? self : String(repeating: " ", count: width - count) + self
+  }
 }

@@ -8,7 +8,9 @@ struct ProcessedBenchmarks {
   @MainActor
   static func main() async {
     let arguments = CommandLine.arguments
-    if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count, let rounds = Int(arguments[index + 1]) {
+    if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count,
+      let rounds = Int(arguments[index + 1])
+    {
       Bench.rounds = rounds
     }
     Bench.interposerLoaded = (getenv("LD_PRELOAD") != nil) || (getenv("DYLD_INSERT_LIBRARIES") != nil)
@@ -61,7 +63,11 @@ struct ProcessedBenchmarks {
     let observationResult = await measure(operations: writes) {
       for i in 0..<writes {
         for _ in 0..<count {
-          withObservationTracking { _ = observation.value } onChange: { counter.count &+= 1 }
+          withObservationTracking {
+            _ = observation.value
+          } onChange: {
+            counter.count &+= 1
+          }
         }
         observation.value = i
       }
@@ -110,8 +116,10 @@ struct ProcessedBenchmarks {
     Bench.absolute.append(
       ("observe + cancel (model key path)", "\(fixed(ours.nanoseconds, 0)) ns", "< 250 ns", ours.nanoseconds < 250))
     Bench.absolute.append(
-      ("observe + cancel ($state)", "\(fixed(oursController.nanoseconds, 0)) ns", "< 250 ns",
-       oursController.nanoseconds < 250))
+      (
+        "observe + cancel ($state)", "\(fixed(oursController.nanoseconds, 0)) ns", "< 250 ns",
+        oursController.nanoseconds < 250
+      ))
   }
 
   // MARK: Load cycles

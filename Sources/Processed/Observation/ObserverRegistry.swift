@@ -255,7 +255,6 @@ final class RegistryCore: @unchecked Sendable {
     notificationsEnded.storeRelease(notificationsEnded.load() &+ 1)
   }
 
-
   /// Runs `write`, absorbing the notification the property itself may send for it, then notifies once with `value`.
   ///
   /// Key-path writes use this: the property they write may notify by itself (an ``Observed`` property, a
