@@ -8,14 +8,14 @@
 /// ```swift
 /// @Loadable var numbers: LoadableState<[Int]>
 ///
-/// $numbers.load { try await api.numbers() }        // a Task; the state follows it
-/// $numbers.load { yield in                         // several states from one load
+/// let task: Task<Void, Never> = $numbers.load { try await api.numbers() }  // a Task; the state follows it
+/// let yielding: Task<Void, Never> = $numbers.load { yield in  // several states from one load
 ///   yield(.loaded([1]))
 ///   yield(.loaded([1, 2]))
 /// }
 /// await $numbers.load { try await api.numbers() }  // waits for the load to end
 /// $numbers.cancel()
-/// $numbers.reset()                                 // cancels and sets .absent
+/// $numbers.reset()  // cancels and sets .absent
 /// ```
 ///
 /// Each `load` comes in two forms. The one returning `Task<Void, Never>` starts the load and returns at once. The

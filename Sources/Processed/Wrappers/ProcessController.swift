@@ -9,11 +9,11 @@
 /// @Process var action: ProcessState<Action>
 /// @Process var upload
 ///
-/// $action.run(.save) { try await api.save() }
-/// $upload.run { try await api.upload() }     // SingleProcess
+/// let saving: Task<Void, Never> = $action.run(.save) { try await api.save() }
+/// let uploading: Task<Void, Never> = $upload.run { try await api.upload() }  // SingleProcess
 /// await $action.run(.delete) { try await api.delete() }
 /// $action.cancel()
-/// $action.reset()                            // cancels and sets .idle
+/// $action.reset()  // cancels and sets .idle
 /// ```
 ///
 /// As with ``LoadableController``, every `run` has a Task-returning form and an `async` form that returns when the
