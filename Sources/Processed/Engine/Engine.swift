@@ -43,7 +43,15 @@ extension StateHost {
   @inlinable
   func cancelLoad() {
     guard tracker.isRunning else { return }
-    tracker.clear()?.cancel()
+    let task = tracker.task
+    endLoad()
+    task?.cancel()
+  }
+
+  /// Forgets the current load (its task runs on, but may no longer write).
+  @inlinable
+  func endLoad() {
+    _ = tracker.clear()
     loadDidEnd()
   }
 
@@ -75,18 +83,15 @@ extension StateHost {
     guard tracker.isCurrent(id) else { return }
     guard !Task.isCancelled else {
       // Cancelled through its task (or its caller's): it ends without writing.
-      _ = tracker.clear()
-      loadDidEnd()
+      endLoad()
       return
     }
     switch outcome {
     case .write(let state):
-      _ = tracker.clear()
-      loadDidEnd()
+      endLoad()
       store(state)
     case .done:
-      _ = tracker.clear()
-      loadDidEnd()
+      endLoad()
     case .cancel:
       cancelLoad()
     case .reset:

@@ -11,9 +11,9 @@
 /// ```
 ///
 /// - `cancel()` may be called from any thread, any number of times, also from inside the observer's own handler.
-/// - After `cancel()` returns, the handler is never called again. When the handler is being called on the main
-///   actor while `cancel()` runs on another thread, `cancel()` waits for that call to return — so do not block a
-///   handler waiting for a thread that cancels the handler's own token.
+/// - After `cancel()` returns, the handler is never called again. When its property's observers are being notified
+///   on the main actor while `cancel()` runs on another thread, `cancel()` waits until that notification ends — so a
+///   handler must not block waiting for a thread that cancels a token of the same property.
 /// - A token that outlives its registry (its model was deallocated) stays valid; cancelling it does nothing.
 public final class ObservationToken: Hashable, Sendable {
   // The core, not the registry: a token keeps the observer table alive, never the registry or its model. When the

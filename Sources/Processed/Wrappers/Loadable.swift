@@ -61,15 +61,7 @@ public struct Loadable<Value: Sendable>: Sendable {
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, LoadableState<Value>>,
     storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
   ) -> LoadableState<Value> {
-    get {
-      let storage = instance[keyPath: storageKeyPath].storage
-      storage.connect(to: instance, keyPath: wrappedKeyPath)
-      return storage.currentState
-    }
-    set {
-      let storage = instance[keyPath: storageKeyPath].storage
-      storage.connect(to: instance, keyPath: wrappedKeyPath)
-      storage.overwrite(newValue)
-    }
+    get { instance[keyPath: storageKeyPath].storage.state(in: instance, at: wrappedKeyPath) }
+    set { instance[keyPath: storageKeyPath].storage.overwrite(newValue, in: instance, at: wrappedKeyPath) }
   }
 }

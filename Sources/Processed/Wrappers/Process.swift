@@ -68,15 +68,7 @@ public struct Process<ProcessKind: Equatable & Sendable>: Sendable {
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, ProcessState<ProcessKind>>,
     storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
   ) -> ProcessState<ProcessKind> {
-    get {
-      let storage = instance[keyPath: storageKeyPath].storage
-      storage.connect(to: instance, keyPath: wrappedKeyPath)
-      return storage.currentState
-    }
-    set {
-      let storage = instance[keyPath: storageKeyPath].storage
-      storage.connect(to: instance, keyPath: wrappedKeyPath)
-      storage.overwrite(newValue)
-    }
+    get { instance[keyPath: storageKeyPath].storage.state(in: instance, at: wrappedKeyPath) }
+    set { instance[keyPath: storageKeyPath].storage.overwrite(newValue, in: instance, at: wrappedKeyPath) }
   }
 }

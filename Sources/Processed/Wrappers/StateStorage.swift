@@ -51,6 +51,20 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
     modelAnchor = modelLink?.anchor
   }
 
+  /// The state, read through the model that contains the wrapper (linking the two on first access).
+  @inlinable
+  func state<Model: AnyObject>(in model: Model, at keyPath: KeyPath<Model, State>) -> State {
+    connect(to: model, keyPath: keyPath)
+    return currentState
+  }
+
+  /// A manual write through the model that contains the wrapper (linking the two on first access).
+  @inlinable
+  func overwrite<Model: AnyObject>(_ state: State, in model: Model, at keyPath: KeyPath<Model, State>) {
+    connect(to: model, keyPath: keyPath)
+    overwrite(state)
+  }
+
   /// Registers an observer of this state.
   @inlinable
   func observe(
