@@ -14,7 +14,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @usableFromInline var tracker = LoadTracker()
   @usableFromInline let key: KeyPathHostKey
   /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load).
-  @usableFromInline let link: ModelLink?
+  @usableFromInline let link: SlotLink?
   /// Keeps `link` valid.
   let anchor: RegistryCore?
 
@@ -23,7 +23,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     self.model = model
     self.keyPath = keyPath
     self.key = key
-    link = ModelLink.resolve(model, keyPath: keyPath)
+    link = SlotLink.resolve(model, keyPath: keyPath)
     anchor = link?.anchor
   }
 
@@ -33,7 +33,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @inlinable
   func store(_ state: State) {
     if let link {
-      link.core.coalescingNotifications(in: link.slot, value: state) {
+      link.coalescingNotifications(value: state) {
         model[keyPath: keyPath] = state
       }
     } else {

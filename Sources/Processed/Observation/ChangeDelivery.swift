@@ -1,37 +1,104 @@
+/// One slot of one registry, held without reference counting, so that copying and using a link on every write costs
+/// no retain or release.
+///
+/// A link does not keep its registry alive: whoever stores a link stores its ``anchor`` beside it (a strong reference
+/// to the core, which holds its slots for its whole life), and only uses the link while it holds the anchor.
+@usableFromInline
+struct SlotLink: Sendable {
+  @usableFromInline let core: Unmanaged<RegistryCore>
+  @usableFromInline let slot: Unmanaged<ObserverSlot>
+
+  @usableFromInline
+  init(core: RegistryCore, slot: ObserverSlot) {
+    self.core = .passUnretained(core)
+    self.slot = .passUnretained(slot)
+  }
+
+  /// The link to the slot of `keyPath` in `registry` (resolved, and created if needed, by hashing `keyPath` once).
+  @usableFromInline
+  init<Model, Value>(_ registry: ObserverRegistry, _ keyPath: KeyPath<Model, Value>) {
+    self.init(core: registry.core, slot: registry.core.slot(for: keyPath, of: Value.self))
+  }
+
+  /// The link for `keyPath` of `instance`, or `nil` when the instance is not an ``ObservableModel``.
+  @usableFromInline
+  static func resolve<Model: AnyObject, Value>(_ instance: Model, keyPath: KeyPath<Model, Value>) -> SlotLink? {
+    guard let model = instance as? any ObservableModel else { return nil }
+    return SlotLink(model.observers, keyPath)
+  }
+
+  /// The strong reference that keeps this link valid; store it beside the link.
+  @inlinable
+  var anchor: RegistryCore { core.takeUnretainedValue() }
+
+  /// The slot's observers right now (see ``RegistryCore/snapshot(of:)``).
+  @inlinable @MainActor
+  func snapshot() -> ObserverSnapshot? {
+    core.withGuaranteedInstance { core in
+      slot.withGuaranteedInstance { slot in core.snapshot(of: slot) }
+    }
+  }
+
+  /// Delivers `value` to the slot's observers, in order with the slot's other changes.
+  @inlinable @MainActor
+  func notify<Value>(_ value: Value) {
+    slot.withGuaranteedInstance { $0.deliverInOrder(value, through: self) }
+  }
+
+  /// Runs `write` and notifies the slot's observers once (see ``RegistryCore/coalescingNotifications(in:value:write:)``).
+  @inlinable @MainActor
+  func coalescingNotifications<Value>(value: Value, write: () -> Void) {
+    core.withGuaranteedInstance { core in
+      slot.withGuaranteedInstance { slot in core.coalescingNotifications(in: slot, value: value, write: write) }
+    }
+  }
+
+  /// Registers `handler` in the slot.
+  @inlinable
+  func addObserver<Value>(
+    onRegistryEnd: (@Sendable () -> Void)? = nil,
+    _ handler: @escaping @MainActor (Value) -> Void
+  ) -> ObservationToken {
+    core.withGuaranteedInstance { core in
+      slot.withGuaranteedInstance { slot in core.addObserver(to: slot, onRegistryEnd: onRegistryEnd, handler) }
+    }
+  }
+}
+
 /// The observers one slot had when a change was made, captured before the change is delivered.
 ///
 /// Taking every snapshot of a change first and calling observers second is what makes "an observer registered
 /// during a notification does not see that change" hold when one write notifies several registries (a wrapper's
 /// own observers and its model's).
 ///
-/// The core and slot are held `unowned(unsafe)`, skipping two retain/release pairs per notification: a snapshot lives
-/// only while its change is delivered, the writer delivering it holds the core (through its ``ModelLink``, or a
-/// local registry) for that whole time, and the core holds its slots for its whole life.
+/// Copying the entries is the one retain a notification costs. The core and slot are unmanaged: a snapshot lives
+/// only while its change is delivered, and the writer delivering it holds the core (through the anchor of its
+/// ``SlotLink``) for that whole time.
 @usableFromInline
 struct ObserverSnapshot {
-  @usableFromInline unowned(unsafe) let core: RegistryCore
-  @usableFromInline unowned(unsafe) let slot: ObserverSlot
+  @usableFromInline let core: Unmanaged<RegistryCore>
+  @usableFromInline let slot: Unmanaged<ObserverSlot>
   @usableFromInline let entries: ContiguousArray<ObserverSlot.Entry>
   @usableFromInline let epoch: UInt64
 
   @usableFromInline
   init(core: RegistryCore, slot: ObserverSlot, entries: ContiguousArray<ObserverSlot.Entry>, epoch: UInt64) {
-    self.core = core
-    self.slot = slot
+    self.core = .passUnretained(core)
+    self.slot = .passUnretained(slot)
     self.entries = entries
     self.epoch = epoch
   }
 
   @inlinable @MainActor
   func deliver<Value>(_ value: Value) {
-    withUnsafePointer(to: value) { pointer in
-      core.call(entries, of: slot, with: UnsafeRawPointer(pointer), epoch: epoch)
+    withPointer(to: value) { pointer in
+      core.withGuaranteedInstance { $0.call(entries, of: slot, with: UnsafeRawPointer(pointer), epoch: epoch) }
     }
   }
 }
 
-/// Everyone one change goes to: at most two snapshots (a wrapper's own observers and its model's), kept inline so
-/// that a write allocates nothing.
+/// Everyone one change goes to when it reaches two registries (a wrapper's own observers and its model's), or when
+/// a key-path write delivers a snapshot it took before writing. Kept inline, so that a write allocates nothing.
 @usableFromInline
 struct ChangeRecipients {
   @usableFromInline var first: ObserverSnapshot?
@@ -48,8 +115,8 @@ struct ChangeRecipients {
 
   @inlinable @MainActor
   func deliver<Value>(_ value: Value) {
-    if let first { first.deliver(value) }
-    if let second { second.deliver(value) }
+    first?.deliver(value)
+    second?.deliver(value)
   }
 }
 
@@ -70,14 +137,28 @@ struct DeliveryState {
 /// holding a stale value.
 @usableFromInline
 protocol DeliversInOrder: AnyObject {
-  /// Touched only in short accesses by `deliverInOrder`, never across a call to an observer.
+  /// Touched only in short accesses, never across a call to an observer.
   @MainActor var delivery: DeliveryState { get set }
 }
 
 extension DeliversInOrder {
+  /// Delivers `value` to the observers `link` has now, at once or after the delivery in progress.
+  ///
+  /// The common write: one slot. Its snapshot is delivered from here, without being copied again.
+  @inlinable @MainActor
+  func deliverInOrder<Value>(_ value: Value, through link: SlotLink) {
+    guard let snapshot = link.snapshot() else { return }
+    guard reserveDelivery() else {
+      delivery.pending.append { snapshot.deliver(value) }
+      return
+    }
+    snapshot.deliver(value)
+    endDelivery()
+  }
+
   /// Delivers `value` to `recipients` now, or after the delivery in progress.
   @inlinable @MainActor
-  func deliverInOrder<Value>(_ value: Value, to recipients: borrowing ChangeRecipients) {
+  func deliverInOrder<Value>(_ value: Value, to recipients: ChangeRecipients) {
     if recipients.isEmpty { return }
     completeDelivery(value, to: recipients, owning: reserveDelivery())
   }
@@ -94,19 +175,29 @@ extension DeliversInOrder {
   /// Delivers `value` now and then everything queued meanwhile (when `owning` the turn), or queues it behind the
   /// delivery in progress.
   @inlinable @MainActor
-  func completeDelivery<Value>(_ value: Value, to recipients: borrowing ChangeRecipients, owning: Bool) {
+  func completeDelivery<Value>(_ value: Value, to recipients: ChangeRecipients, owning: Bool) {
     guard owning else {
       if !recipients.isEmpty {
-        let queued = copy recipients
-        delivery.pending.append { queued.deliver(value) }
+        delivery.pending.append { recipients.deliver(value) }
       }
       return
     }
     recipients.deliver(value)
+    endDelivery()
+  }
+
+  /// Delivers what was queued during the delivery just made, then gives up the turn.
+  @inlinable @MainActor
+  func endDelivery() {
+    if !delivery.pending.isEmpty { deliverPending() }
+    delivery.isDelivering = false
+  }
+
+  @usableFromInline @MainActor
+  func deliverPending() {
     while !delivery.pending.isEmpty {
       let next = delivery.pending.removeFirst()
       next()
     }
-    delivery.isDelivering = false
   }
 }

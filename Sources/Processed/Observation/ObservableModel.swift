@@ -94,45 +94,8 @@ extension ObservableModel {
   @inlinable @MainActor
   public func notifyObservers<Value>(_ keyPath: KeyPath<Self, Value>) {
     let registry = observers
-    registry.notify(registry.slot(for: keyPath, of: Value.self), self[keyPath: keyPath])
-  }
-}
-
-/// How a state owned by a wrapper reaches the observers of the model that contains it: the registry's core and the
-/// slot of the property's key path, resolved once.
-///
-/// Both are `unowned(unsafe)`, so that copying a link on every write costs no reference counting. Whoever keeps a
-/// link keeps its ``anchor`` too — a strong reference to the core, which holds its slots for its whole life.
-@usableFromInline
-struct ModelLink: Sendable {
-  @usableFromInline unowned(unsafe) let core: RegistryCore
-  @usableFromInline unowned(unsafe) let slot: ObserverSlot
-
-  @usableFromInline
-  init(registry: ObserverRegistry, slot: ObserverSlot) {
-    core = registry.core
-    self.slot = slot
-  }
-
-  /// The strong reference that keeps this link valid; store it beside the link.
-  @inlinable
-  var anchor: RegistryCore { core }
-
-  /// Resolves the link for `keyPath` of `instance`, or `nil` when the instance is not an ``ObservableModel``.
-  @usableFromInline
-  static func resolve<Model: AnyObject, Value>(_ instance: Model, keyPath: KeyPath<Model, Value>) -> ModelLink? {
-    guard let model = instance as? any ObservableModel else { return nil }
-    let registry = model.observers
-    return ModelLink(registry: registry, slot: registry.slot(for: keyPath, of: Value.self))
-  }
-
-  @inlinable @MainActor
-  func notify<Value>(_ value: Value) {
-    core.notify(slot, value)
-  }
-
-  @inlinable @MainActor
-  func snapshot() -> ObserverSnapshot? {
-    core.snapshot(of: slot)
+    withExtendedLifetime(registry) {
+      SlotLink(registry, keyPath).notify(self[keyPath: keyPath])
+    }
   }
 }

@@ -17,15 +17,18 @@
 /// ``ObservableModel/notifyObservers(_:)`` from `didSet` instead.
 @propertyWrapper
 public struct Observed<Value> {
-  /// The value and its link to the model's registry. A reference, so that a write reaches them with one key-path
-  /// read of the wrapper instead of several key-path writes into it.
-  @usableFromInline let box: ObservedBox<Value>
+  /// The value, stored inline in the model.
+  @usableFromInline var value: Value
+  /// The model registry's slot for this property, resolved on the first write. Unmanaged, so that a write reads
+  /// it without reference counting; `anchor` keeps it valid.
+  @usableFromInline var link: SlotLink?
+  @usableFromInline var anchor: RegistryCore?
 
   /// Creates the property with its initial value.
   ///
   /// - Parameter wrappedValue: The initial value.
   public init(wrappedValue: Value) {
-    box = ObservedBox(wrappedValue)
+    value = wrappedValue
   }
 
   /// Unavailable: `@Observed` needs the model that contains it.
@@ -37,45 +40,46 @@ public struct Observed<Value> {
   }
 
   /// Reads and writes the property of `instance`; a write notifies the model's observers.
-  @inlinable @MainActor
+  ///
+  /// Always inlined into the property's accessors, where the storage key path is a literal that the compiler turns
+  /// into a direct field access: a write stores the value and reads the link in one access to the model.
+  @inlinable @inline(__always) @MainActor
   public static subscript<Model: ObservableModel>(
     _enclosingInstance instance: Model,
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
     storage storageKeyPath: ReferenceWritableKeyPath<Model, Self>
   ) -> Value {
-    get { instance[keyPath: storageKeyPath].box.value }
+    get { instance[keyPath: storageKeyPath].value }
     set {
-      let box = instance[keyPath: storageKeyPath].box
-      box.value = newValue
-      let link = box.link ?? box.connect(to: instance, wrappedKeyPath)
-      link.notify(newValue)
+      if let link = instance[keyPath: storageKeyPath].store(newValue) {
+        notify(newValue, through: link)
+      } else {
+        let link = SlotLink(instance.observers, wrappedKeyPath)
+        instance[keyPath: storageKeyPath].connect(link)
+        notify(newValue, through: link)
+      }
     }
   }
-}
 
-/// The storage of an ``Observed`` property. Used on the main actor only.
-@usableFromInline
-final class ObservedBox<Value>: @unchecked Sendable {
-  @usableFromInline var value: Value
-  @usableFromInline var link: ModelLink?
-  /// Keeps `link` valid.
-  var anchor: RegistryCore?
-
-  @usableFromInline
-  init(_ value: Value) {
-    self.value = value
-  }
-
-  /// Resolves and caches the link to the model's registry (once per property and instance).
-  @usableFromInline
-  func connect<Model: ObservableModel>(to model: Model, _ keyPath: KeyPath<Model, Value>) -> ModelLink {
-    let registry = model.observers
-    let link = ModelLink(registry: registry, slot: registry.slot(for: keyPath, of: Value.self))
-    self.link = link
-    anchor = link.anchor
+  /// Stores `newValue` and returns the link to notify through, if resolved.
+  @inlinable
+  mutating func store(_ newValue: Value) -> SlotLink? {
+    value = newValue
     return link
   }
+
+  @usableFromInline
+  mutating func connect(_ link: SlotLink) {
+    self.link = link
+    anchor = link.anchor
+  }
+
+  /// Out of line, so that each property's setter stays small.
+  @inlinable @inline(never) @MainActor
+  static func notify(_ value: Value, through link: SlotLink) {
+    link.notify(value)
+  }
 }
 
-// `@unchecked`: the box is read and written on the main actor only (the subscript is main-actor isolated).
+// `@unchecked`: the link and anchor are used on the main actor only (the subscript is main-actor isolated).
 extension Observed: @unchecked Sendable where Value: Sendable {}

@@ -97,7 +97,8 @@ final class RegistryCore: @unchecked Sendable {
   private let notifyingThread = AtomicUInt64()
   private let notificationsEnded = AtomicUInt64()
   /// Slots whose notifications are being coalesced by a key-path write (see `coalescingNotifications`).
-  @MainActor private var coalescedSlots: [ObjectIdentifier] = []
+  /// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
+  @MainActor @exclusivity(unchecked) private var coalescedSlots: [ObjectIdentifier] = []
 
   @usableFromInline
   init() {}
@@ -109,7 +110,7 @@ final class RegistryCore: @unchecked Sendable {
       return state.slots.flatMap { $0.removeAll() }
     }
     // Outside the lock: the hooks are user code, and releasing the entries may release tokens.
-    for entry in removed { entry.onRegistryEnd?() }
+    for entry in removed { entry.call.onRegistryEnd?() }
   }
 
   // MARK: Slots
@@ -152,22 +153,16 @@ final class RegistryCore: @unchecked Sendable {
   ) -> ObservationToken {
     assert(
       slot.valueType == Value.self, "Processed: an observer of \(Value.self) registered in a slot of \(slot.valueType)")
-    return addErasedObserver(to: slot, onRegistryEnd: onRegistryEnd) { pointer in
-      handler(pointer.assumingMemoryBound(to: Value.self).pointee)
-    }
+    return addObserver(TypedObserverCall(handler, onRegistryEnd: onRegistryEnd), to: slot)
   }
 
   @usableFromInline
-  func addErasedObserver(
-    to slot: ObserverSlot,
-    onRegistryEnd: (@Sendable () -> Void)?,
-    _ call: @escaping @MainActor (UnsafeRawPointer) -> Void
-  ) -> ObservationToken {
+  func addObserver(_ call: ObserverCall, to slot: ObserverSlot) -> ObservationToken {
     let id: UInt64 = state.withLock { state in
       state.nextID &+= 1
       // A closed core (its registry is gone, or going) takes no observer; the token is inert.
       guard !state.isClosed else { return state.nextID }
-      slot.entries.append(.init(id: state.nextID, call: call, onRegistryEnd: onRegistryEnd))
+      slot.entries.append(.init(id: state.nextID, call: call))
       return state.nextID
     }
     return ObservationToken(core: self, slot: slot, id: id)
@@ -189,14 +184,18 @@ final class RegistryCore: @unchecked Sendable {
     // the cancellation and skips the observer, or this sees the notification and waits until one ends — by then the
     // call it might have made has started, and is "under way". A handler cancelling on the notifying thread never
     // waits.
-    let slotBits = Self.bits(of: slot)
+    let slotBits = Self.bits(of: .passUnretained(slot))
     guard activeSlot.load() == slotBits, notifyingThread.load() != currentThreadID() else { return }
     let seen = notificationsEnded.load()
     while activeSlot.load() == slotBits, notificationsEnded.load() == seen { yieldThread() }
   }
 
-  private static func bits(of slot: ObserverSlot) -> UInt64 {
-    UInt64(UInt(bitPattern: Unmanaged.passUnretained(slot).toOpaque()))
+  private static func bits(of slot: Unmanaged<ObserverSlot>) -> UInt64 {
+    UInt64(UInt(bitPattern: slot.toOpaque()))
+  }
+
+  private func isRegistered(_ id: UInt64, in slot: ObserverSlot) -> Bool {
+    state.withLock { _ in slot.contains(id: id) }
   }
 
   /// The number of observers registered across all slots (for tests and diagnostics).
@@ -227,26 +226,28 @@ final class RegistryCore: @unchecked Sendable {
   @inlinable @MainActor
   func notify<Value>(_ slot: ObserverSlot, _ value: Value) {
     assert(slot.valueType == Value.self, "Processed: a \(Value.self) notified to a slot of \(slot.valueType)")
-    slot.deliverInOrder(value, to: ChangeRecipients(first: snapshot(of: slot)))
+    SlotLink(core: self, slot: slot).notify(value)
   }
 
   /// Calls the observers of a snapshot with the value at `value`, skipping those cancelled since it was taken.
   @usableFromInline @MainActor
   func call(
-    _ entries: ContiguousArray<ObserverSlot.Entry>, of slot: ObserverSlot, with value: UnsafeRawPointer, epoch: UInt64
+    _ entries: ContiguousArray<ObserverSlot.Entry>, of slot: Unmanaged<ObserverSlot>, with value: UnsafeRawPointer,
+    epoch: UInt64
   ) {
     let thread = currentThreadID()
     if notifyingThread.load() != thread { notifyingThread.store(thread) }
     let previous = activeSlot.exchange(Self.bits(of: slot))
     var mustRecheck = false
-    entries.withUnsafeBufferPointer { entries in
+    entries.withElements { entries in
       for index in entries.indices {
         if !mustRecheck, cancellations.load() != epoch {
           // Something was cancelled since the snapshot: from here on, ask the registry before each call.
           mustRecheck = true
         }
-        if mustRecheck, !state.withLock({ _ in slot.contains(id: entries[index].id) }) { continue }
-        entries[index].call(value)
+        if mustRecheck, !slot.withGuaranteedInstance({ isRegistered(entries[index].id, in: $0) }) { continue }
+        // Unretained: the snapshot's entries keep the call alive.
+        Unmanaged.passUnretained(entries[index].call).withGuaranteedInstance { $0(value) }
       }
     }
     // Release is enough for both: a cancelling thread only waits for one of them to change. Only the notifying

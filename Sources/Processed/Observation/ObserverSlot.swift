@@ -4,7 +4,7 @@
 /// reference and never hash a key path. Slots are never removed from their registry (a property does not stop
 /// existing); only their entries are, so a writer may cache a slot for as long as it holds the registry.
 ///
-/// Slots are not generic: each entry holds a type-erased call that reads the value from a pointer, so registering,
+/// Slots are not generic: each entry holds an ``ObserverCall`` that reads the value from a pointer, so registering,
 /// cancelling and iterating run as plain, non-generic code. The value type is checked once, when a slot is resolved.
 ///
 /// `entries` is read and written only while the registry's lock is held; `delivery` only on the main actor.
@@ -13,23 +13,20 @@ final class ObserverSlot: DeliversInOrder, @unchecked Sendable {
   @usableFromInline
   struct Entry {
     @usableFromInline let id: UInt64
-    /// Calls the typed handler with the value the pointer points to.
-    @usableFromInline let call: @MainActor (UnsafeRawPointer) -> Void
-    /// Called when the registry goes away while this entry is still registered (an `AsyncStream` finishes here).
-    @usableFromInline let onRegistryEnd: (@Sendable () -> Void)?
+    @usableFromInline let call: ObserverCall
 
     @inlinable
-    init(id: UInt64, call: @escaping @MainActor (UnsafeRawPointer) -> Void, onRegistryEnd: (@Sendable () -> Void)?) {
+    init(id: UInt64, call: ObserverCall) {
       self.id = id
       self.call = call
-      self.onRegistryEnd = onRegistryEnd
     }
   }
 
   /// The type of the values this slot's observers receive.
   @usableFromInline let valueType: Any.Type
-  /// Sorted by id: ids grow monotonically and entries are appended.
-  @usableFromInline var entries: ContiguousArray<Entry> = []
+  /// Sorted by id: ids grow monotonically and entries are appended. Guarded by the registry's lock, so the dynamic
+  /// exclusivity check is skipped.
+  @usableFromInline @exclusivity(unchecked) var entries: ContiguousArray<Entry> = []
   /// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
   @usableFromInline @MainActor @exclusivity(unchecked) var delivery = DeliveryState()
 
@@ -64,5 +61,44 @@ final class ObserverSlot: DeliversInOrder, @unchecked Sendable {
   func removeAll() -> ContiguousArray<Entry> {
     defer { entries = [] }
     return entries
+  }
+}
+
+/// One observer's handler, behind a non-generic interface.
+///
+/// A class rather than a closure: a notification calls it through an unretained reference (the snapshot's copy of
+/// the entries keeps it alive), which a closure loaded from an array does not allow — each call would retain and
+/// release the closure's context.
+@usableFromInline
+class ObserverCall {
+  /// Called when the registry goes away while the observer is still registered (an `AsyncStream` finishes here).
+  @usableFromInline let onRegistryEnd: (@Sendable () -> Void)?
+
+  @usableFromInline
+  init(onRegistryEnd: (@Sendable () -> Void)?) {
+    self.onRegistryEnd = onRegistryEnd
+  }
+
+  /// Calls the handler with the value `value` points to.
+  @usableFromInline @MainActor
+  func callAsFunction(_ value: UnsafeRawPointer) {
+    preconditionFailure("ObserverCall is abstract")
+  }
+}
+
+/// An observer of `Value`s.
+@usableFromInline
+final class TypedObserverCall<Value>: ObserverCall {
+  @usableFromInline let handler: @MainActor (Value) -> Void
+
+  @inlinable
+  init(_ handler: @escaping @MainActor (Value) -> Void, onRegistryEnd: (@Sendable () -> Void)?) {
+    self.handler = handler
+    super.init(onRegistryEnd: onRegistryEnd)
+  }
+
+  @inlinable @MainActor
+  override func callAsFunction(_ value: UnsafeRawPointer) {
+    handler(value.assumingMemoryBound(to: Value.self).pointee)
   }
 }

@@ -11,9 +11,9 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   /// The wrapper's own observers (`$state.observe`, `$state.states`), created on first use. The storage owns the
   /// registry, so its observers (and `states` sequences) end when the storage goes away.
   @usableFromInline var ownRegistry: ObserverRegistry?
-  @usableFromInline var ownObservers: ModelLink?
+  @usableFromInline var ownObservers: SlotLink?
   /// The enclosing model's registry and slot, once resolved, and the strong reference that keeps them valid.
-  @usableFromInline var modelLink: ModelLink?
+  @usableFromInline var modelLink: SlotLink?
   @usableFromInline var modelAnchor: RegistryCore?
   /// Whether `modelLink` was looked for (a wrapper outside a model has none).
   @usableFromInline var modelLinkResolved = false
@@ -29,14 +29,18 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
 
   @inlinable
   func store(_ state: State) {
-    if ownObservers == nil, modelLink == nil {
+    switch (ownObservers, modelLink) {
+    case (nil, nil):
       currentState = state
-      return
+    case (let link?, nil), (nil, let link?):
+      currentState = state
+      deliverInOrder(state, through: link)
+    case (let own?, let model?):
+      // Both snapshots first: an observer of one registry that registers with the other does not see this change.
+      let recipients = ChangeRecipients(first: own.snapshot(), second: model.snapshot())
+      currentState = state
+      deliverInOrder(state, to: recipients)
     }
-    // Both snapshots first: an observer of one registry that registers with the other does not see this change.
-    let recipients = ChangeRecipients(first: ownObservers?.snapshot(), second: modelLink?.snapshot())
-    currentState = state
-    deliverInOrder(state, to: recipients)
   }
 
   @inlinable
@@ -47,7 +51,7 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   func connect<Model: AnyObject>(to model: Model, keyPath: KeyPath<Model, State>) {
     if modelLinkResolved { return }
     modelLinkResolved = true
-    modelLink = ModelLink.resolve(model, keyPath: keyPath)
+    modelLink = SlotLink.resolve(model, keyPath: keyPath)
     modelAnchor = modelLink?.anchor
   }
 
@@ -72,13 +76,13 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
     _ onChange: @escaping @MainActor (State) -> Void
   ) -> ObservationToken {
     let link = ownObservers ?? makeOwnObservers()
-    return link.core.addObserver(to: link.slot, onRegistryEnd: onRegistryEnd, onChange)
+    return link.addObserver(onRegistryEnd: onRegistryEnd, onChange)
   }
 
   @usableFromInline
-  func makeOwnObservers() -> ModelLink {
+  func makeOwnObservers() -> SlotLink {
     let registry = ObserverRegistry()
-    let link = ModelLink(registry: registry, slot: registry.makeAnonymousSlot(of: State.self))
+    let link = SlotLink(core: registry.core, slot: registry.makeAnonymousSlot(of: State.self))
     ownRegistry = registry
     ownObservers = link
     return link
