@@ -1,5 +1,6 @@
 // One scenario in a loop, for `perf record` and quick timing (it prints nanoseconds per operation).
-// Usage: ProfileScenario observed|loadable|observe|load|keypathload [count] [observers]
+// Usage: ProfileScenario observed|loadable|hand|observe [count] [observers]
+//        ProfileScenario load|keypathload|handload [count] [rounds]
 import Processed
 import Synchronization
 
@@ -29,6 +30,41 @@ final class HandRegistry {
     value = newValue
     let snapshot = observers.withLock { $0 }
     for observer in snapshot { observer.handler(newValue) }
+  }
+}
+
+/// The boilerplate Processed replaces (as in the benchmarks).
+@MainActor
+final class HandLoader {
+  private(set) var state: LoadableState<Int> = .absent
+  private var task: Task<Void, Never>?
+  private var generation = 0
+  let observers = HandRegistry()
+
+  private func write(_ newState: LoadableState<Int>) {
+    state = newState
+    observers.set(0)
+  }
+
+  @discardableResult
+  func load(_ block: @escaping @MainActor () async throws -> Int) -> Task<Void, Never> {
+    task?.cancel()
+    generation &+= 1
+    let current = generation
+    if !state.isLoading { write(.loading) }
+    let task = Task {
+      do {
+        let value = try await block()
+        guard current == self.generation, !Task.isCancelled else { return }
+        self.write(.loaded(value))
+      } catch {
+        guard current == self.generation, !Task.isCancelled else { return }
+        self.write(.error(error))
+      }
+      if current == self.generation { self.task = nil }
+    }
+    self.task = task
+    return task
   }
 }
 
@@ -66,20 +102,27 @@ await MainActor.run {
   withExtendedLifetime(tokens) {}
   total = sink
 }
-switch scenario {
-case "load":
-  let controller = Loadable<Int>().projectedValue
+/// Loads issued back to back on the main actor, the last one awaited.
+@MainActor
+func backToBack(_ scenario: String) async {
   var last: Task<Void, Never>?
-  for i in 0..<count { last = await MainActor.run { controller.load { i } } }
+  switch scenario {
+  case "load":
+    let controller = Loadable<Int>().projectedValue
+    for i in 0..<count { last = controller.load { i } }
+  case "keypathload":
+    let model = Model()
+    for i in 0..<count { last = model.load(\.numbers) { i } }
+  case "handload":
+    let hand = HandLoader()
+    for i in 0..<count { last = hand.load { i } }
+  default:
+    break
+  }
   await last?.value
-case "keypathload":
-  let model = Model()
-  var last: Task<Void, Never>?
-  for i in 0..<count { last = await MainActor.run { model.load(\.numbers) { i } } }
-  await last?.value
-default:
-  break
 }
+for _ in 0..<max(1, observerCount) { await backToBack(scenario) }
 let elapsed = start.duration(to: clock.now)
 let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
-print("\(scenario): \(Int(nanoseconds / Double(count))) ns per operation (sink \(total))")
+let operations = scenario.hasSuffix("load") ? count * max(1, observerCount) : count
+print("\(scenario): \(Int(nanoseconds / Double(operations))) ns per operation (sink \(total))")

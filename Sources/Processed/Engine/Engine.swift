@@ -108,15 +108,7 @@ extension StateHost {
     if plan.interrupts.isEmpty {
       outcome = await runBody(plan, id: id, host: host)
     } else {
-      let timer = Task {
-        await runInterrupts(plan, id: id, host: host)
-      }
-      outcome = await withTaskCancellationHandler {
-        await runBody(plan, id: id, host: host)
-      } onCancel: {
-        timer.cancel()
-      }
-      timer.cancel()
+      outcome = await runBodyWithInterrupts(plan, id: id, host: host)
     }
     host.object?.finish(id, with: outcome)
   }
@@ -124,14 +116,40 @@ extension StateHost {
   @inlinable
   static func runBody(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async -> LoadOutcome<State> {
     do {
-      let result = try await plan.body { state in
-        guard let host = host.object, host.mayWrite(id) else { return }
-        host.store(state)
+      switch plan.work {
+      case .returning(let block):
+        return .write(State.loaded(try await block()))
+      case .finishing(let block):
+        try await block()
+        return State.finished(startedAs: plan.startState).map(LoadOutcome.write) ?? .done
+      case .yielding(let block):
+        try await block { state in
+          guard let host = host.object, host.mayWrite(id) else { return }
+          host.store(state)
+        }
+        return .done
       }
-      return result.map(LoadOutcome.write) ?? .done
     } catch {
       return LoadOutcome(error: error, failure: plan.failure)
     }
+  }
+
+  /// `runBody` beside a timer task that runs the interrupts. Kept out of `execute`, so that a load without
+  /// interrupts has a small task frame.
+  @inlinable @inline(never)
+  static func runBodyWithInterrupts(
+    _ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>
+  ) async -> LoadOutcome<State> {
+    let timer = Task {
+      await runInterrupts(plan, id: id, host: host)
+    }
+    let outcome = await withTaskCancellationHandler {
+      await runBody(plan, id: id, host: host)
+    } onCancel: {
+      timer.cancel()
+    }
+    timer.cancel()
+    return outcome
   }
 
   /// Calls `onInterrupt` after each accumulated delay while load `id` is current. A zero or negative delay fires

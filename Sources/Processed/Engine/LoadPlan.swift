@@ -2,19 +2,30 @@
 /// engine does the rest; how a failure is written comes from ``ManagedState``.
 @usableFromInline
 struct LoadPlan<State: ManagedState> {
+  /// The block, kept as the caller passed it: wrapping it in another closure would cost an allocation per load.
+  @usableFromInline
+  enum Work {
+    /// Ends with `State.loaded(value)` for the value it returns (`load { value }`).
+    case returning(@MainActor () async throws -> State.LoadedValue)
+    /// Ends with `State.finished(startedAs:)` when it returns (`run(.save) { … }`).
+    case finishing(@MainActor () async throws -> Void)
+    /// Writes states through `yield`; returning writes nothing more (`load { yield in … }`).
+    case yielding(@MainActor (_ yield: (State) -> Void) async throws -> Void)
+  }
+
   /// The state written when the load starts (`.loading`, `.running(kind)`).
   @usableFromInline let startState: State
-  /// The work. It may write intermediate states through `yield`; its result, if any, is written when it returns.
-  @usableFromInline let body: @MainActor (_ yield: (State) -> Void) async throws -> State?
+  /// The work.
+  @usableFromInline let work: Work
   /// Delays after which `onInterrupt` is called; they accumulate.
   @usableFromInline var interrupts: [Duration] = []
   /// Called after each interrupt delay with the accumulated delay; its errors end the load.
   @usableFromInline var onInterrupt: (@MainActor (_ accumulatedDelay: Duration) throws -> Void)?
 
   @inlinable
-  init(startState: State, body: @escaping @MainActor (_ yield: (State) -> Void) async throws -> State?) {
+  init(startState: State, work: Work) {
     self.startState = startState
-    self.body = body
+    self.work = work
   }
 
   /// The state an ordinary error thrown by the block or `onInterrupt` writes.
@@ -30,7 +41,7 @@ extension LoadPlan {
   static func load<Value>(
     returning block: @escaping @MainActor () async throws -> Value
   ) -> Self where State == LoadableState<Value> {
-    LoadPlan(startState: .loading) { _ in .loaded(try await block()) }
+    LoadPlan(startState: .loading, work: .returning(block))
   }
 
   /// A load whose block writes states through `yield`.
@@ -38,10 +49,7 @@ extension LoadPlan {
   static func load<Value>(
     yielding block: @escaping @MainActor (_ yield: (State) -> Void) async throws -> Void
   ) -> Self where State == LoadableState<Value> {
-    LoadPlan(startState: .loading) { yield in
-      try await block(yield)
-      return nil
-    }
+    LoadPlan(startState: .loading, work: .yielding(block))
   }
 
   /// A run of `process`: starts with `.running(process)`, fails with `.failed(process:error:)`, finishes with
@@ -51,10 +59,7 @@ extension LoadPlan {
     _ process: Kind,
     _ block: @escaping @MainActor () async throws -> Void
   ) -> Self where State == ProcessState<Kind> {
-    LoadPlan(startState: .running(process)) { _ in
-      try await block()
-      return .finished(process)
-    }
+    LoadPlan(startState: .running(process), work: .finishing(block))
   }
 
   /// The same plan with interrupts.

@@ -2,6 +2,12 @@
 /// states a ``LoadPlan`` writes; everything else is shared.
 @usableFromInline
 protocol ManagedState {
+  /// What a returning block's result is stored as (`LoadableState`: its value; `ProcessState`: none).
+  associatedtype LoadedValue
+  /// The state a returning block's result writes.
+  static func loaded(_ value: LoadedValue) -> Self
+  /// The state a block that returns nothing ends with, for a load that started with `start` (`nil`: nothing).
+  static func finished(startedAs start: Self) -> Self?
   /// The state `reset()` writes: `.absent` or `.idle`.
   static var resetState: Self { get }
   /// Whether this is already the reset state (then `reset()` writes nothing).
@@ -13,6 +19,9 @@ protocol ManagedState {
 }
 
 extension LoadableState: ManagedState {
+  @usableFromInline typealias LoadedValue = Value
+  // `loaded(_:)` is the enum case itself.
+  @inlinable static func finished(startedAs start: Self) -> Self? { nil }
   @inlinable static var resetState: Self { .absent }
   @inlinable var isResetState: Bool { isAbsent }
   @inlinable func isAlready(_ start: Self) -> Bool { isLoading }
@@ -20,6 +29,18 @@ extension LoadableState: ManagedState {
 }
 
 extension ProcessState: ManagedState where ProcessKind: Equatable {
+  /// A process's block returns nothing (its plan is always `.finishing`).
+  @usableFromInline typealias LoadedValue = Never
+  @inlinable static func loaded(_ value: Never) -> Self {}
+
+  @inlinable
+  static func finished(startedAs start: Self) -> Self? {
+    guard case .running(let kind) = start else {
+      preconditionFailure("Processed: a process run always starts in .running")
+    }
+    return .finished(kind)
+  }
+
   @inlinable static var resetState: Self { .idle }
   @inlinable var isResetState: Bool { isIdle }
 
