@@ -17,7 +17,7 @@ extension StateHost {
   func start(_ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?) -> Task<Void, Never> {
     tracker.clear()?.cancel()
     let id = LoadTracker.nextID()
-    let host = WeakHost(self)
+    let host = weakReference
     let task = Task(priority: priority) {
       await Self.execute(plan, id: id, host: host)
     }
@@ -180,11 +180,15 @@ extension StateHost {
 }
 
 /// A weak reference to a host, passed into a load's task so that the task never keeps its host alive.
+///
+/// A host makes one and shares it with all its loads (see `StateHost.weakReference`): each load's task then retains
+/// this box instead of forming, copying and destroying a weak reference of its own.
 @usableFromInline
-struct WeakHost<Host: AnyObject & Sendable>: Sendable {
+final class WeakHost<Host: AnyObject & Sendable>: @unchecked Sendable {
+  // `@unchecked`: `object` is only assigned in `init`; reading a weak reference is thread-safe.
   @usableFromInline weak var object: Host?
 
-  @inlinable
+  @usableFromInline
   init(_ object: Host) { self.object = object }
 }
 

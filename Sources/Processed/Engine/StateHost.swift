@@ -16,4 +16,17 @@ protocol StateHost<State>: AnyObject, Sendable {
   func store(_ state: State)
   /// Called when the host no longer has a current load (it ended, was cancelled or reset).
   func loadDidEnd()
+  /// The weak reference to this host that its loads' tasks hold; see ``weakReference``.
+  var sharedWeakReference: WeakHost<Self>? { get set }
+}
+
+extension StateHost {
+  /// The weak reference to this host that its loads' tasks hold, made on first use.
+  @inlinable
+  var weakReference: WeakHost<Self> {
+    if let made = sharedWeakReference { return made }
+    let made = WeakHost(self)
+    sharedWeakReference = made
+    return made
+  }
 }

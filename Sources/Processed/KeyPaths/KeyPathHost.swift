@@ -12,6 +12,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @usableFromInline let model: Model
   @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
   @usableFromInline var tracker = LoadTracker()
+  @usableFromInline var sharedWeakReference: WeakHost<KeyPathHost>?
   @usableFromInline let key: KeyPathHostKey
   /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load).
   @usableFromInline let link: SlotLink?
@@ -46,21 +47,36 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     if KeyPathHostKey.table[key] === self {
       KeyPathHostKey.table[key] = nil
     }
+    if KeyPathHostKey.lastUsed?.host === self {
+      KeyPathHostKey.forgetLastUsed()
+    }
   }
 
   /// The host of the running load at `keyPath` of `model`, if any.
+  ///
+  /// Loads issued back to back on one property find their host by identity (the same instance and the same key
+  /// path object as the last lookup), without hashing the key path.
   @inlinable
   static func running(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost? {
-    KeyPathHostKey.table[KeyPathHostKey(model, keyPath)] as? KeyPathHost
+    if KeyPathHostKey.lastKeyPath == ObjectIdentifier(keyPath), KeyPathHostKey.lastInstance == ObjectIdentifier(model),
+      let last = KeyPathHostKey.lastUsed
+    {
+      // The same key path object means the same root and value types, so the host is of this type.
+      return unsafeDowncast(last.host, to: KeyPathHost.self)
+    }
+    guard let host = KeyPathHostKey.table[KeyPathHostKey(model, keyPath)] as? KeyPathHost else { return nil }
+    KeyPathHostKey.remember(host, for: model, keyPath)
+    return host
   }
 
   /// The host of the running load, or a new one registered in the table (to start a load).
   @inlinable
   static func forLoad(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost {
+    if let host = running(model, keyPath) { return host }
     let key = KeyPathHostKey(model, keyPath)
-    if let host = KeyPathHostKey.table[key] as? KeyPathHost { return host }
     let host = KeyPathHost(model: model, keyPath: keyPath, key: key)
     KeyPathHostKey.table[key] = host
+    KeyPathHostKey.remember(host, for: model, keyPath)
     return host
   }
 
@@ -85,4 +101,25 @@ struct KeyPathHostKey: Hashable {
 
   /// The hosts of every running key-path load. Empty when no key-path load runs.
   @usableFromInline @MainActor static var table: [KeyPathHostKey: AnyObject] = [:]
+
+  /// The host the last lookup found, with the key path object it was looked up by (held, so that its identity is
+  /// not reused); always a host that is in `table` (a host leaving the table clears it).
+  @usableFromInline @MainActor static var lastUsed: (keyPath: AnyKeyPath, host: AnyObject)?
+  /// The identities of the instance and key path object of `lastUsed`, compared without reference counting.
+  @usableFromInline @MainActor static var lastInstance: ObjectIdentifier?
+  @usableFromInline @MainActor static var lastKeyPath: ObjectIdentifier?
+
+  @usableFromInline @MainActor
+  static func remember(_ host: AnyObject, for instance: AnyObject, _ keyPath: AnyKeyPath) {
+    lastUsed = (keyPath, host)
+    lastInstance = ObjectIdentifier(instance)
+    lastKeyPath = ObjectIdentifier(keyPath)
+  }
+
+  @usableFromInline @MainActor
+  static func forgetLastUsed() {
+    lastUsed = nil
+    lastInstance = nil
+    lastKeyPath = nil
+  }
 }

@@ -84,6 +84,10 @@ final class RegistryCore: @unchecked Sendable {
     var nextID: UInt64 = 0
     var slots: [ObserverSlot] = []
     var slotIndexByKey: [AnyKeyPath: Int] = [:]
+    /// The key path object resolved last and its slot index: resolving the same key path object again (the same
+    /// `\.property` literal, observed or written over and over) skips hashing it. Holding the key path keeps its
+    /// identity from being reused.
+    var lastKey: (keyPath: AnyKeyPath, index: Int)?
   }
 
   let state = LockedBox(State())
@@ -119,7 +123,14 @@ final class RegistryCore: @unchecked Sendable {
   @usableFromInline
   func slot<Value>(for key: AnyKeyPath, of type: Value.Type = Value.self) -> ObserverSlot {
     state.withLock { state in
+      if let last = state.lastKey, last.keyPath === key {
+        let slot = state.slots[last.index]
+        precondition(
+          slot.valueType == Value.self, "Processed: key path \(key) was observed with two different value types.")
+        return slot
+      }
       if let index = state.slotIndexByKey[key] {
+        state.lastKey = (key, index)
         let slot = state.slots[index]
         precondition(
           slot.valueType == Value.self, "Processed: key path \(key) was observed with two different value types.")
@@ -127,6 +138,7 @@ final class RegistryCore: @unchecked Sendable {
       }
       let slot = ObserverSlot(valueType: Value.self)
       state.slotIndexByKey[key] = state.slots.count
+      state.lastKey = (key, state.slots.count)
       state.slots.append(slot)
       return slot
     }

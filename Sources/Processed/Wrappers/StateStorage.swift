@@ -6,6 +6,7 @@
 @usableFromInline
 final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInOrder {
   @usableFromInline var tracker = LoadTracker()
+  @usableFromInline var sharedWeakReference: WeakHost<StateStorage>?
   @usableFromInline @exclusivity(unchecked) var delivery = DeliveryState()
   @usableFromInline var currentState: State
   /// The wrapper's own observers (`$state.observe`, `$state.states`), created on first use. The storage owns the

@@ -31,6 +31,12 @@ final class KeyPathVM: ObservableModel, LoadableSupport, ProcessSupport {
   var action: ProcessState<Action> = .idle
   var upload: SingleProcessState = .idle
 
+  /// A state one level down, so that a key path to it can be made at run time (see `FastPathTests`).
+  struct Nested {
+    var numbers: LoadableState<[Int]> = .absent
+  }
+  var nested = Nested()
+
   // Members the methods below use without `self.`.
   var source: [Int] = [1, 2, 3]
   var cached: [Int] = [0]
