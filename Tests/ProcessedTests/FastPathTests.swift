@@ -92,6 +92,28 @@ import Testing
     #expect(keyPathHostCount(of: second) == 0)
   }
 
+  @Test func aLoadStartedAfterAManualWriteWritesItsStartStateAgain() async {
+    // The key-path faces read the state where the compiler sees the key path literal; that read must be the
+    // state as it is now, also after a write the running load did not make.
+    let model = KeyPathVM()
+    let recorder = keyPathRecorder(model, \.numbers)
+    let gate = Gate()
+    let first: Task<Void, Never> = model.load(\.numbers) {
+      await gate.wait()
+      return [1]
+    }
+    model.numbers = .absent  // a manual write to a plain property: the load runs on
+    let keyPath = \KeyPathVM.numbers  // not a literal at the call site
+    let second: Task<Void, Never> = model.load(keyPath) { [2] }
+    await second.value
+    let third: Task<Void, Never> = model.load(\.numbers) { [3] }  // from .loaded([2]): writes .loading again
+    await third.value
+    gate.open()
+    await first.value
+    #expect(recorder.values == [.loading, .loading, .loaded([2]), .loading, .loaded([3])])
+    #expect(model.numbers == .loaded([3]))
+  }
+
   @Test func aModelIsReleasedWhenItsLoadEndsEvenIfItWasLookedUpLast() async {
     weak var weakModel: KeyPathVM?
     do {

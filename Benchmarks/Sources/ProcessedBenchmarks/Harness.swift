@@ -1,29 +1,59 @@
 import MallocInterposerSwift
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// A measured figure: nanoseconds per operation (median of several rounds) and allocations per operation.
 struct Measurement {
   var nanoseconds: Double
   var allocations: Double?
+  /// Nanoseconds per operation in each round, in round order (rounds are shared by bodies measured side by side).
+  var rounds: [Double] = []
+
+  /// This measurement over `baseline`: the median of the per-round ratios when both were measured side by side
+  /// (each round's ratio compares runs made moments apart, so the machine's drift cancels out), else the ratio of
+  /// the medians.
+  func ratio(to baseline: Measurement) -> Double {
+    guard !rounds.isEmpty, rounds.count == baseline.rounds.count else { return nanoseconds / baseline.nanoseconds }
+    let ratios = zip(rounds, baseline.rounds).map { $0 / $1 }.sorted()
+    return ratios[ratios.count / 2]
+  }
 }
 
-/// Times `body` (which performs `operations` operations) over several rounds and returns the median per operation.
+/// Times several bodies (each performing `operations` operations) in the same rounds and returns each one's median
+/// per operation.
+///
+/// Every round runs every body once, in an order that rotates from round to round, so that a baseline and the code
+/// compared with it see the same machine: drift in the CPU's speed or the heap's state over the run falls on all of
+/// them alike.
 @MainActor
-func measure(
-  operations: Int, rounds: Int = Bench.rounds, _ body: @MainActor () async -> Void
-) async -> Measurement {
-  await body()  // warm-up
+func measureSideBySide(
+  operations: Int, rounds: Int = Bench.rounds, _ bodies: [@MainActor () async -> Void]
+) async -> [Measurement] {
+  for body in bodies { await body() }  // warm-up
   let clock = ContinuousClock()
-  var samples: [Double] = []
-  for _ in 0..<rounds {
-    let start = clock.now
-    await body()
-    let elapsed = start.duration(to: clock.now)
-    let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
-    samples.append(nanoseconds / Double(operations))
+  var samples = Array(repeating: [Double](), count: bodies.count)
+  for round in 0..<rounds {
+    for offset in bodies.indices {
+      let index = (round + offset) % bodies.count
+      let start = clock.now
+      await bodies[index]()
+      let elapsed = start.duration(to: clock.now)
+      let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+      samples[index].append(nanoseconds / Double(operations))
+    }
   }
-  samples.sort()
-  let allocations = await countAllocations(operations: operations, body)
-  return Measurement(nanoseconds: samples[samples.count / 2], allocations: allocations)
+  var results: [Measurement] = []
+  for index in bodies.indices {
+    let sorted = samples[index].sorted()
+    let allocations = await countAllocations(operations: operations, bodies[index])
+    results.append(
+      Measurement(nanoseconds: sorted[sorted.count / 2], allocations: allocations, rounds: samples[index]))
+  }
+  return results
 }
 
 /// Mallocs per operation while `body` runs, when the malloc interposer is preloaded (`run.sh` does that).
@@ -76,10 +106,10 @@ enum Bench {
     _ group: String, _ name: String, ours: Measurement, against baselineName: String, _ baseline: Measurement,
     target: String = "", maxRatio: Double? = nil, minSpeedup: Double? = nil
   ) {
-    let ratio = ours.nanoseconds / baseline.nanoseconds
+    let ratio = ours.ratio(to: baseline)
     var meets: Bool?
     if let maxRatio { meets = ratio <= maxRatio }
-    if let minSpeedup { meets = baseline.nanoseconds / ours.nanoseconds >= minSpeedup }
+    if let minSpeedup { meets = 1 / ratio >= minSpeedup }
     rows.append(
       Row(
         group: group, name: name, ours: ours, baselineName: baselineName, baseline: baseline,

@@ -34,44 +34,43 @@ struct ProcessedBenchmarks {
 
     let hand = HandRegistry()
     for _ in 0..<count { _ = hand.add { sink &+= $0 } }
-    let handResult = await measure(operations: writes) {
-      for i in 0..<writes { hand.set(i) }
-    }
 
     let model = ProcessedModel()
     var tokens: [ObservationToken] = []
     for _ in 0..<count { tokens.append(model.observe(\.value) { sink &+= $0 }) }
-    let observed = await measure(operations: writes) {
-      for i in 0..<writes { model.value = i }
-    }
 
     let loadable = Loadable<Int>()
     for _ in 0..<count { tokens.append(loadable.projectedValue.observe { if case .loaded(let v) = $0 { sink &+= v } }) }
-    let loadableWrite = await measure(operations: writes) {
-      for i in 0..<writes { loadable.wrappedValue = .loaded(i) }
-    }
 
     let combine = CombineModel()
     var cancellables: [AnyCancellable] = []
     for _ in 0..<count { cancellables.append(combine.$value.sink { sink &+= $0 }) }
-    let combineResult = await measure(operations: writes) {
-      for i in 0..<writes { combine.value = i }
-    }
 
     let observation = ObservationModel()
     let counter = Counter()
-    let observationResult = await measure(operations: writes) {
-      for i in 0..<writes {
-        for _ in 0..<count {
-          withObservationTracking {
-            _ = observation.value
-          } onChange: {
-            counter.count &+= 1
+
+    let results = await measureSideBySide(
+      operations: writes,
+      [
+        { for i in 0..<writes { hand.set(i) } },
+        { for i in 0..<writes { model.value = i } },
+        { for i in 0..<writes { loadable.wrappedValue = .loaded(i) } },
+        { for i in 0..<writes { combine.value = i } },
+        {
+          for i in 0..<writes {
+            for _ in 0..<count {
+              withObservationTracking {
+                _ = observation.value
+              } onChange: {
+                counter.count &+= 1
+              }
+            }
+            observation.value = i
           }
-        }
-        observation.value = i
-      }
-    }
+        },
+      ])
+    let (handResult, observed, loadableWrite, combineResult, observationResult) =
+      (results[0], results[1], results[2], results[3], results[4])
 
     let limit = count == 0 ? 2.0 : 1.5
     Bench.record(
@@ -95,18 +94,16 @@ struct ProcessedBenchmarks {
   static func observeAndCancel() async {
     let operations = 20_000
     let model = ProcessedModel()
-    let ours = await measure(operations: operations) {
-      for _ in 0..<operations { model.observe(\.value) { _ in }.cancel() }
-    }
-    let loadable = Loadable<Int>()
-    let controller = loadable.projectedValue
-    let oursController = await measure(operations: operations) {
-      for _ in 0..<operations { controller.observe { _ in }.cancel() }
-    }
+    let controller = Loadable<Int>().projectedValue
     let hand = HandRegistry()
-    let handResult = await measure(operations: operations) {
-      for _ in 0..<operations { hand.remove(hand.add { _ in }) }
-    }
+    let results = await measureSideBySide(
+      operations: operations,
+      [
+        { for _ in 0..<operations { model.observe(\.value) { _ in }.cancel() } },
+        { for _ in 0..<operations { controller.observe { _ in }.cancel() } },
+        { for _ in 0..<operations { hand.remove(hand.add { _ in }) } },
+      ])
+    let (ours, oursController, handResult) = (results[0], results[1], results[2])
     Bench.record(
       "observe + cancel", "model.observe(\\.value) + cancel", ours: ours, against: "Mutex + array registry",
       handResult)
@@ -129,34 +126,32 @@ struct ProcessedBenchmarks {
     let loads = 2_000
     let hand = HandLoader()
     _ = hand.observers.add { _ in }
-    let handResult = await measure(operations: loads) {
-      for i in 0..<loads { await hand.load { i }.value }
-    }
-
-    let loadable = Loadable<Int>()
-    let controller = loadable.projectedValue
+    let controller = Loadable<Int>().projectedValue
     let token = controller.observe { _ in }
-    let taskForm = await measure(operations: loads) {
-      for i in 0..<loads {
-        let task: Task<Void, Never> = controller.load { i }
-        await task.value
-      }
-    }
-    let asyncForm = await measure(operations: loads) {
-      for i in 0..<loads { await controller.load { i } }
-    }
-
     let model = ProcessedModel()
     let modelToken = model.observe(\.numbers) { _ in }
-    let keyPathTask = await measure(operations: loads) {
-      for i in 0..<loads {
-        let task: Task<Void, Never> = model.load(\.numbers) { i }
-        await task.value
-      }
-    }
-    let keyPathAsync = await measure(operations: loads) {
-      for i in 0..<loads { await model.load(\.numbers) { i } }
-    }
+
+    let results = await measureSideBySide(
+      operations: loads,
+      [
+        { for i in 0..<loads { await hand.load { i }.value } },
+        {
+          for i in 0..<loads {
+            let task: Task<Void, Never> = controller.load { i }
+            await task.value
+          }
+        },
+        { for i in 0..<loads { await controller.load { i } } },
+        {
+          for i in 0..<loads {
+            let task: Task<Void, Never> = model.load(\.numbers) { i }
+            await task.value
+          }
+        },
+        { for i in 0..<loads { await model.load(\.numbers) { i } } },
+      ])
+    let (handResult, taskForm, asyncForm, keyPathTask, keyPathAsync) =
+      (results[0], results[1], results[2], results[3], results[4])
 
     for (name, result) in [
       ("load cycle, Task form", taskForm), ("load cycle, async form", asyncForm),
@@ -173,23 +168,28 @@ struct ProcessedBenchmarks {
   static func backToBackLoads() async {
     let loads = 10_000
     let hand = HandLoader()
-    let handResult = await measure(operations: loads, rounds: max(3, Bench.rounds / 3)) {
-      var last: Task<Void, Never>?
-      for i in 0..<loads { last = hand.load { i } }
-      await last?.value
-    }
     let controller = Loadable<Int>().projectedValue
-    let ours = await measure(operations: loads, rounds: max(3, Bench.rounds / 3)) {
-      var last: Task<Void, Never>?
-      for i in 0..<loads { last = controller.load { i } }
-      await last?.value
-    }
     let model = ProcessedModel()
-    let keyPath = await measure(operations: loads, rounds: max(3, Bench.rounds / 3)) {
-      var last: Task<Void, Never>?
-      for i in 0..<loads { last = model.load(\.numbers) { i } }
-      await last?.value
-    }
+    let results = await measureSideBySide(
+      operations: loads, rounds: max(5, Bench.rounds / 2),
+      [
+        {
+          var last: Task<Void, Never>?
+          for i in 0..<loads { last = hand.load { i } }
+          await last?.value
+        },
+        {
+          var last: Task<Void, Never>?
+          for i in 0..<loads { last = controller.load { i } }
+          await last?.value
+        },
+        {
+          var last: Task<Void, Never>?
+          for i in 0..<loads { last = model.load(\.numbers) { i } }
+          await last?.value
+        },
+      ])
+    let (handResult, ours, keyPath) = (results[0], results[1], results[2])
     Bench.record(
       "10,000 loads back to back", "$state.load ×10,000, last awaited", ours: ours,
       against: "hand-written Task + generation", handResult, target: "≤ 1.3×", maxRatio: 1.3)
@@ -232,7 +232,7 @@ extension Bench {
     print("\n| group | Processed | baseline | Processed ns | baseline ns | ratio | allocs (P/b) | target |")
     print("| --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
     for row in rows {
-      let ratio = row.ours.nanoseconds / row.baseline.nanoseconds
+      let ratio = row.ours.ratio(to: row.baseline)
       let allocs =
         "\(row.ours.allocations.map { fixed($0, 1) } ?? "n/a") / \(row.baseline.allocations.map { fixed($0, 1) } ?? "n/a")"
       let verdict = row.meetsTarget.map { $0 ? " ✅" : " ❌" } ?? ""

@@ -13,8 +13,13 @@
 /// cannot write and the host's `deinit` cancels it.
 extension StateHost {
   /// Starts a load described by `plan` and returns its task.
+  ///
+  /// `currentState` is the state as the caller just read it, when it can read it more cheaply than the host can
+  /// (the key-path faces read their key path where the compiler sees the caller's literal); `nil`: the host reads it.
   @inlinable @discardableResult
-  func start(_ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?) -> Task<Void, Never> {
+  func start(
+    _ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?, currentState: State? = nil
+  ) -> Task<Void, Never> {
     tracker.clear()?.cancel()
     let id = LoadTracker.nextID()
     let host = weakReference
@@ -22,7 +27,7 @@ extension StateHost {
       await Self.execute(plan, id: id, host: host)
     }
     tracker.begin(id, task: task)
-    if !silently, !currentState.isAlready(plan.startState) {
+    if !silently, !(currentState ?? self.currentState).isAlready(plan.startState) {
       store(plan.startState)
     }
     return task
@@ -30,8 +35,8 @@ extension StateHost {
 
   /// Starts a load and waits for it to end. Cancelling the calling task cancels the load.
   @inlinable
-  func startAndWait(_ plan: LoadPlan<State>, silently: Bool) async {
-    let task = start(plan, silently: silently, priority: nil)
+  func startAndWait(_ plan: LoadPlan<State>, silently: Bool, currentState: State? = nil) async {
+    let task = start(plan, silently: silently, priority: nil, currentState: currentState)
     await withTaskCancellationHandler {
       await task.value
     } onCancel: {
@@ -101,8 +106,9 @@ extension StateHost {
 
   // MARK: Running
 
-  /// The body of a load's task.
-  @inlinable
+  /// The body of a load's task. Always inlined, like `runBody`: each async function a task enters on the main actor
+  /// costs it an executor check, so a load's task enters as few as the hand-written boilerplate does.
+  @inlinable @inline(__always)
   static func execute(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async {
     let outcome: LoadOutcome<State>
     if plan.interrupts.isEmpty {
@@ -113,7 +119,7 @@ extension StateHost {
     host.object?.finish(id, with: outcome)
   }
 
-  @inlinable
+  @inlinable @inline(__always)
   static func runBody(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async -> LoadOutcome<State> {
     do {
       switch plan.work {
@@ -179,17 +185,38 @@ extension StateHost {
   }
 }
 
-/// A weak reference to a host, passed into a load's task so that the task never keeps its host alive.
+/// The reference to a host that its loads' tasks hold: it never keeps the host alive, and reads `nil` once the
+/// host is gone.
 ///
-/// A host makes one and shares it with all its loads (see `StateHost.weakReference`): each load's task then retains
-/// this box instead of forming, copying and destroying a weak reference of its own.
+/// A host makes one and shares it with all its loads (see `StateHost.weakReference`), so each load's task retains
+/// this box instead of forming, copying and destroying a reference of its own. Two kinds:
+/// - *weak* (a wrapper's storage, which may be released on any thread): a Swift weak reference.
+/// - *main-actor* (a key-path host, which only main-actor code ever holds, so it is always released there): an
+///   unretained reference that the host's `deinit` clears. It spares the host the side table a weak reference
+///   needs, where every retain and release takes a slow path.
 @usableFromInline
 final class WeakHost<Host: AnyObject & Sendable>: @unchecked Sendable {
-  // `@unchecked`: `object` is only assigned in `init`; reading a weak reference is thread-safe.
-  @usableFromInline weak var object: Host?
+  // `@unchecked`: `weakObject` is only assigned in `init` (reading a weak reference is thread-safe);
+  // `mainActorObject` is read and cleared on the main actor only.
+  @usableFromInline weak var weakObject: Host?
+  @usableFromInline unowned(unsafe) var mainActorObject: Host?
+  @usableFromInline let isWeak: Bool
 
   @usableFromInline
-  init(_ object: Host) { self.object = object }
+  init(_ object: Host, releasedOnMainActorOnly: Bool) {
+    isWeak = !releasedOnMainActorOnly
+    if isWeak { weakObject = object } else { mainActorObject = object }
+  }
+
+  /// The host, while it exists.
+  @inlinable @MainActor
+  var object: Host? { isWeak ? weakObject : mainActorObject }
+
+  /// Called by the `deinit` of a host released on the main actor only.
+  func hostDidEnd() {
+    MainActor.preconditionIsolated("Processed: a key-path host was released off the main actor")
+    mainActorObject = nil
+  }
 }
 
 /// Sleeping for interrupt delays of any size.

@@ -16,16 +16,19 @@ protocol StateHost<State>: AnyObject, Sendable {
   func store(_ state: State)
   /// Called when the host no longer has a current load (it ended, was cancelled or reset).
   func loadDidEnd()
-  /// The weak reference to this host that its loads' tasks hold; see ``weakReference``.
+  /// The reference to this host that its loads' tasks hold; see ``weakReference``.
   var sharedWeakReference: WeakHost<Self>? { get set }
+  /// Whether only main-actor code ever holds a host of this type, so that it is always released there (its
+  /// `deinit` must then call `sharedWeakReference?.hostDidEnd()`).
+  static var isReleasedOnMainActorOnly: Bool { get }
 }
 
 extension StateHost {
-  /// The weak reference to this host that its loads' tasks hold, made on first use.
+  /// The reference to this host that its loads' tasks hold, made on first use.
   @inlinable
   var weakReference: WeakHost<Self> {
     if let made = sharedWeakReference { return made }
-    let made = WeakHost(self)
+    let made = WeakHost(self, releasedOnMainActorOnly: Self.isReleasedOnMainActorOnly)
     sharedWeakReference = made
     return made
   }

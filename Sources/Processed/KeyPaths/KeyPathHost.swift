@@ -13,6 +13,9 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
   @usableFromInline var tracker = LoadTracker()
   @usableFromInline var sharedWeakReference: WeakHost<KeyPathHost>?
+  /// Only main-actor code holds a host: the table, the lookups and the engine (a load's task reaches it through
+  /// `sharedWeakReference`, which does not retain it).
+  @inlinable static var isReleasedOnMainActorOnly: Bool { true }
   @usableFromInline let key: KeyPathHostKey
   /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load).
   @usableFromInline let link: SlotLink?
@@ -26,6 +29,10 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     self.key = key
     link = SlotLink.resolve(model, keyPath: keyPath)
     anchor = link?.anchor
+  }
+
+  deinit {
+    sharedWeakReference?.hostDidEnd()
   }
 
   @inlinable
@@ -47,7 +54,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     if KeyPathHostKey.table[key] === self {
       KeyPathHostKey.table[key] = nil
     }
-    if KeyPathHostKey.lastUsed?.host === self {
+    if KeyPathHostKey.lastHost === self {
       KeyPathHostKey.forgetLastUsed()
     }
   }
@@ -59,10 +66,10 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @inlinable
   static func running(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost? {
     if KeyPathHostKey.lastKeyPath == ObjectIdentifier(keyPath), KeyPathHostKey.lastInstance == ObjectIdentifier(model),
-      let last = KeyPathHostKey.lastUsed
+      let host = KeyPathHostKey.lastHost
     {
       // The same key path object means the same root and value types, so the host is of this type.
-      return unsafeDowncast(last.host, to: KeyPathHost.self)
+      return unsafeDowncast(host, to: KeyPathHost.self)
     }
     guard let host = KeyPathHostKey.table[KeyPathHostKey(model, keyPath)] as? KeyPathHost else { return nil }
     KeyPathHostKey.remember(host, for: model, keyPath)
@@ -78,6 +85,28 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     KeyPathHostKey.table[key] = host
     KeyPathHostKey.remember(host, for: model, keyPath)
     return host
+  }
+
+  /// Starts a load of `keyPath` of `model` (see `StateHost.start`).
+  ///
+  /// Always inlined into the key-path faces, which are inlined into their callers: there the compiler sees the
+  /// caller's key path literal and reads the state as a plain property instead of through the key-path runtime.
+  @inlinable @inline(__always) @discardableResult
+  static func start(
+    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool,
+    priority: TaskPriority?
+  ) -> Task<Void, Never> {
+    let current = model[keyPath: keyPath]
+    return forLoad(model, keyPath).start(plan, silently: silently, priority: priority, currentState: current)
+  }
+
+  /// Starts a load of `keyPath` of `model` and waits for it to end (see `StateHost.startAndWait`).
+  @inlinable @inline(__always)
+  static func startAndWait(
+    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool
+  ) async {
+    let current = model[keyPath: keyPath]
+    await forLoad(model, keyPath).startAndWait(plan, silently: silently, currentState: current)
   }
 
   /// The host of the running load, or a detached one (not in the table) for a one-off reset.
@@ -102,24 +131,28 @@ struct KeyPathHostKey: Hashable {
   /// The hosts of every running key-path load. Empty when no key-path load runs.
   @usableFromInline @MainActor static var table: [KeyPathHostKey: AnyObject] = [:]
 
-  /// The host the last lookup found, with the key path object it was looked up by (held, so that its identity is
-  /// not reused); always a host that is in `table` (a host leaving the table clears it).
-  @usableFromInline @MainActor static var lastUsed: (keyPath: AnyKeyPath, host: AnyObject)?
-  /// The identities of the instance and key path object of `lastUsed`, compared without reference counting.
+  /// The host the last lookup found; always a host that is in `table` (a host leaving the table clears it).
+  @usableFromInline @MainActor static var lastHost: AnyObject?
+  /// The identities of the instance and key path object `lastHost` was looked up by, compared without reference
+  /// counting. The host holds the instance, and `lastKeyPathObject` the key path, so neither identity is reused
+  /// while they are remembered.
   @usableFromInline @MainActor static var lastInstance: ObjectIdentifier?
   @usableFromInline @MainActor static var lastKeyPath: ObjectIdentifier?
+  @MainActor static var lastKeyPathObject: AnyKeyPath?
 
   @usableFromInline @MainActor
   static func remember(_ host: AnyObject, for instance: AnyObject, _ keyPath: AnyKeyPath) {
-    lastUsed = (keyPath, host)
+    lastHost = host
     lastInstance = ObjectIdentifier(instance)
     lastKeyPath = ObjectIdentifier(keyPath)
+    lastKeyPathObject = keyPath
   }
 
   @usableFromInline @MainActor
   static func forgetLastUsed() {
-    lastUsed = nil
+    lastHost = nil
     lastInstance = nil
     lastKeyPath = nil
+    lastKeyPathObject = nil
   }
 }

@@ -62,7 +62,7 @@ extension LoadableSupport {
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
-    KeyPathHost.forLoad(self, state).start(.load(returning: block), silently: silently, priority: priority)
+    KeyPathHost.start(self, state, .load(returning: block), silently: silently, priority: priority)
   }
 
   /// Starts a load whose block writes states through `yield`, and returns its task.
@@ -89,7 +89,7 @@ extension LoadableSupport {
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) -> Task<Void, Never> {
-    KeyPathHost.forLoad(self, state).start(.load(yielding: block), silently: silently, priority: priority)
+    KeyPathHost.start(self, state, .load(yielding: block), silently: silently, priority: priority)
   }
 
   /// Starts a load with interrupts and returns its task. The delays accumulate; an error thrown from
@@ -122,8 +122,9 @@ extension LoadableSupport {
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
-    KeyPathHost.forLoad(self, state).start(
-      .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+    KeyPathHost.start(
+      self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently,
+      priority: priority)
   }
 
   /// Starts a yielding load with interrupts and returns its task.
@@ -155,8 +156,9 @@ extension LoadableSupport {
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
-    KeyPathHost.forLoad(self, state).start(
-      .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+    KeyPathHost.start(
+      self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently,
+      priority: priority)
   }
 
   // MARK: async forms
@@ -179,7 +181,7 @@ extension LoadableSupport {
     silently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) async {
-    await KeyPathHost.forLoad(self, state).startAndWait(.load(returning: block), silently: silently)
+    await KeyPathHost.startAndWait(self, state, .load(returning: block), silently: silently)
   }
 
   /// Runs a yielding load into the state at `state` and waits until it ends.
@@ -199,7 +201,7 @@ extension LoadableSupport {
     silently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) async {
-    await KeyPathHost.forLoad(self, state).startAndWait(.load(yielding: block), silently: silently)
+    await KeyPathHost.startAndWait(self, state, .load(yielding: block), silently: silently)
   }
 
   /// Loads with interrupts and waits until the load ends.
@@ -227,8 +229,8 @@ extension LoadableSupport {
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await KeyPathHost.forLoad(self, state).startAndWait(
-      .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    await KeyPathHost.startAndWait(
+      self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently)
   }
 
   /// Runs a yielding load with interrupts and waits until it ends.
@@ -256,8 +258,8 @@ extension LoadableSupport {
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await KeyPathHost.forLoad(self, state).startAndWait(
-      .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    await KeyPathHost.startAndWait(
+      self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently)
   }
 
   // MARK: Control

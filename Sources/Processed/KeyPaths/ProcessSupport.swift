@@ -55,7 +55,7 @@ extension ProcessSupport {
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
-    KeyPathHost.forLoad(self, state).start(.run(process, block), silently: silently, priority: priority)
+    KeyPathHost.start(self, state, .run(process, block), silently: silently, priority: priority)
   }
 
   /// Runs `process` with interrupts and returns its task.
@@ -89,8 +89,9 @@ extension ProcessSupport {
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
-    KeyPathHost.forLoad(self, state).start(
-      .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+    KeyPathHost.start(
+      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority
+    )
   }
 
   /// Runs a new ``SingleProcess`` on the state at `state` and returns its task.
@@ -173,7 +174,7 @@ extension ProcessSupport {
     silently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) async {
-    await KeyPathHost.forLoad(self, state).startAndWait(.run(process, block), silently: silently)
+    await KeyPathHost.startAndWait(self, state, .run(process, block), silently: silently)
   }
 
   /// Runs `process` with interrupts and waits until the run ends.
@@ -203,8 +204,8 @@ extension ProcessSupport {
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await KeyPathHost.forLoad(self, state).startAndWait(
-      .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    await KeyPathHost.startAndWait(
+      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently)
   }
 
   /// Runs a new ``SingleProcess`` and waits until the run ends.

@@ -7,6 +7,8 @@
 final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInOrder {
   @usableFromInline var tracker = LoadTracker()
   @usableFromInline var sharedWeakReference: WeakHost<StateStorage>?
+  /// A wrapper may be released on any thread: its loads hold it weakly.
+  @inlinable static var isReleasedOnMainActorOnly: Bool { false }
   @usableFromInline @exclusivity(unchecked) var delivery = DeliveryState()
   @usableFromInline var currentState: State
   /// The wrapper's own observers (`$state.observe`, `$state.states`), created on first use. The storage owns the
