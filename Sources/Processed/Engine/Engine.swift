@@ -9,8 +9,8 @@
 /// 3. The outcome ends the load: the tracker is cleared *before* the final write, so an observer that starts a new
 ///    load from that write is not disturbed.
 ///
-/// The task holds its host weakly: when nothing else owns the host (a wrapper's storage was released), the load
-/// cannot write and the host's `deinit` cancels it.
+/// The task never keeps its host alive (it holds the host's `WeakHost`): when nothing else owns the host (a wrapper's
+/// storage was released), the load cannot write and the host's `deinit` cancels it.
 extension StateHost {
   /// Starts a load described by `plan` and returns its task.
   ///
