@@ -12,14 +12,20 @@ let package = Package(
     .package(url: "https://github.com/ordo-one/malloc-interposer", exact: "1.6.1"),
   ],
   targets: [
+    .target(
+      name: "HandWritten",
+      dependencies: [.product(name: "Processed", package: "Processed")],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
     .executableTarget(
       name: "ProfileScenario",
-      dependencies: [.product(name: "Processed", package: "Processed")],
+      dependencies: ["HandWritten", .product(name: "Processed", package: "Processed")],
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
     .executableTarget(
       name: "ProcessedBenchmarks",
       dependencies: [
+        "HandWritten",
         .product(name: "Processed", package: "Processed"),
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "MallocInterposerSwift", package: "malloc-interposer"),

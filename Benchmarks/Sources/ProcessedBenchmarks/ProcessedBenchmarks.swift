@@ -1,4 +1,5 @@
 // Processed against hand-written code and its peers. Run `Benchmarks/run.sh`; see Documentation/Performance.md.
+import HandWritten
 import Observation
 import OpenCombine
 import Processed

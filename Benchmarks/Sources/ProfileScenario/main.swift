@@ -1,71 +1,14 @@
 // One scenario in a loop, for `perf record` and quick timing (it prints nanoseconds per operation).
 // Usage: ProfileScenario observed|loadable|hand|observe [count] [observers]
 //        ProfileScenario load|keypathload|handload [count] [rounds]
+import HandWritten
 import Processed
-import Synchronization
 
 @MainActor
 final class Model: ObservableModel, LoadableSupport {
   let observers = ObserverRegistry()
   @Observed var value = 0
   var numbers: LoadableState<Int> = .absent
-}
-
-/// The benchmarks' floor: a value and handlers in an array behind a `Mutex`.
-@MainActor
-final class HandRegistry {
-  typealias Handler = @MainActor @Sendable (Int) -> Void
-  private(set) var value = 0
-  private let observers = Mutex<[(id: Int, handler: Handler)]>([])
-  private var nextID = 0
-
-  func add(_ handler: @escaping Handler) -> Int {
-    nextID &+= 1
-    let id = nextID
-    observers.withLock { $0.append((id, handler)) }
-    return id
-  }
-
-  func set(_ newValue: Int) {
-    value = newValue
-    let snapshot = observers.withLock { $0 }
-    for observer in snapshot { observer.handler(newValue) }
-  }
-}
-
-/// The boilerplate Processed replaces (as in the benchmarks).
-@MainActor
-final class HandLoader {
-  private(set) var state: LoadableState<Int> = .absent
-  private var task: Task<Void, Never>?
-  private var generation = 0
-  let observers = HandRegistry()
-
-  private func write(_ newState: LoadableState<Int>) {
-    state = newState
-    observers.set(0)
-  }
-
-  @discardableResult
-  func load(_ block: @escaping @MainActor () async throws -> Int) -> Task<Void, Never> {
-    task?.cancel()
-    generation &+= 1
-    let current = generation
-    if !state.isLoading { write(.loading) }
-    let task = Task {
-      do {
-        let value = try await block()
-        guard current == self.generation, !Task.isCancelled else { return }
-        self.write(.loaded(value))
-      } catch {
-        guard current == self.generation, !Task.isCancelled else { return }
-        self.write(.error(error))
-      }
-      if current == self.generation { self.task = nil }
-    }
-    self.task = task
-    return task
-  }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
