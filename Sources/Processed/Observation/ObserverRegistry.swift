@@ -123,23 +123,22 @@ final class RegistryCore: @unchecked Sendable {
   @usableFromInline
   func slot<Value>(for key: AnyKeyPath, of type: Value.Type = Value.self) -> ObserverSlot {
     state.withLock { state in
+      let index: Int
       if let last = state.lastKey, last.keyPath === key {
-        let slot = state.slots[last.index]
-        precondition(
-          slot.valueType == Value.self, "Processed: key path \(key) was observed with two different value types.")
+        index = last.index
+      } else if let found = state.slotIndexByKey[key] {
+        index = found
+        state.lastKey = (key, found)
+      } else {
+        let slot = ObserverSlot(valueType: Value.self)
+        state.slotIndexByKey[key] = state.slots.count
+        state.lastKey = (key, state.slots.count)
+        state.slots.append(slot)
         return slot
       }
-      if let index = state.slotIndexByKey[key] {
-        state.lastKey = (key, index)
-        let slot = state.slots[index]
-        precondition(
-          slot.valueType == Value.self, "Processed: key path \(key) was observed with two different value types.")
-        return slot
-      }
-      let slot = ObserverSlot(valueType: Value.self)
-      state.slotIndexByKey[key] = state.slots.count
-      state.lastKey = (key, state.slots.count)
-      state.slots.append(slot)
+      let slot = state.slots[index]
+      precondition(
+        slot.valueType == Value.self, "Processed: key path \(key) was observed with two different value types.")
       return slot
     }
   }
