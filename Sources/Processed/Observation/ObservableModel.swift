@@ -69,10 +69,9 @@ extension ObservableModel {
     if let isolation, ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared) {
       // Reading the property once links a wrapper-backed property (`@Loadable`, `@Process`) to this registry, so
       // that changes made through its projected value (`$numbers.load { … }`) reach the new observer.
-      // The caller runs on the main actor (its isolation is `MainActor.shared`), so nothing is sent anywhere.
-      nonisolated(unsafe) let model = self
-      nonisolated(unsafe) let keyPath = keyPath
-      MainActor.assumeIsolated { _ = model[keyPath: keyPath] }
+      // The caller runs on the main actor (its isolation is `MainActor.shared`), so the read is made right here: an
+      // `assumeIsolated` closure would add an allocation and a second check to every registration.
+      _ = self[keyPath: keyPath]
     }
     return token
   }
