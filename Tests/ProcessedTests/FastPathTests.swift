@@ -145,7 +145,7 @@ import Testing
     #expect(holder.token == nil)
   }
 
-  @Test func releasingAWrapperCancelsEveryLoadSharingItsWeakReference() async {
+  @Test func releasingAWrapperCancelsEveryLoadSharingItsHostReference() async {
     let gate = Gate()
     var tasks: [Task<Void, Never>] = []
     var tokens: [ObservationToken] = []

@@ -9,8 +9,8 @@
 /// 3. The outcome ends the load: the tracker is cleared *before* the final write, so an observer that starts a new
 ///    load from that write is not disturbed.
 ///
-/// The task never keeps its host alive (it holds the host's `WeakHost`): when nothing else owns the host (a wrapper's
-/// storage was released), the load cannot write and the host's `deinit` cancels it.
+/// The task never keeps its host alive (it holds the host's `HostReference`): when nothing else owns the host (a
+/// wrapper's storage was released), the load cannot write and the host's `deinit` cancels it.
 extension StateHost {
   /// Starts a load described by `plan` and returns its task.
   ///
@@ -22,7 +22,7 @@ extension StateHost {
   ) -> Task<Void, Never> {
     tracker.clear()?.cancel()
     let id = LoadTracker.nextID()
-    let host = weakReference
+    let host = hostReference
     let task = Task(priority: priority) {
       await Self.execute(plan, id: id, host: host)
     }
@@ -109,7 +109,7 @@ extension StateHost {
   /// The body of a load's task. Always inlined, like `runBody`: each async function a task enters on the main actor
   /// costs it an executor check, so a load's task enters as few as the hand-written boilerplate does.
   @inlinable @inline(__always)
-  static func execute(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async {
+  static func execute(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
     let outcome: LoadOutcome<State>
     if plan.interrupts.isEmpty {
       outcome = await runBody(plan, id: id, host: host)
@@ -120,7 +120,7 @@ extension StateHost {
   }
 
   @inlinable @inline(__always)
-  static func runBody(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async -> LoadOutcome<State> {
+  static func runBody(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async -> LoadOutcome<State> {
     do {
       switch plan.work {
       case .returning(let block):
@@ -144,7 +144,7 @@ extension StateHost {
   /// interrupts has a small task frame.
   @inlinable @inline(never)
   static func runBodyWithInterrupts(
-    _ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>
+    _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>
   ) async -> LoadOutcome<State> {
     let timer = Task {
       await runInterrupts(plan, id: id, host: host)
@@ -162,7 +162,7 @@ extension StateHost {
   /// at once and adds nothing. An error thrown from `onInterrupt` ends the load like an error from the block, and
   /// cancels the block's task.
   @inlinable
-  static func runInterrupts(_ plan: LoadPlan<State>, id: UInt64, host: WeakHost<Self>) async {
+  static func runInterrupts(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
     guard let onInterrupt = plan.onInterrupt else { return }
     var accumulated = Duration.zero
     for requested in plan.interrupts {
@@ -188,14 +188,14 @@ extension StateHost {
 /// The reference to a host that its loads' tasks hold: it never keeps the host alive, and reads `nil` once the
 /// host is gone.
 ///
-/// A host makes one and shares it with all its loads (see `StateHost.weakReference`), so each load's task retains
+/// A host makes one and shares it with all its loads (see `StateHost.hostReference`), so each load's task retains
 /// this box instead of forming, copying and destroying a reference of its own. Two kinds:
 /// - *weak* (a wrapper's storage, which may be released on any thread): a Swift weak reference.
 /// - *main-actor* (a key-path host, which only main-actor code ever holds, so it is always released there): an
 ///   unretained reference that the host's `deinit` clears. It spares the host the side table a weak reference
 ///   needs, where every retain and release takes a slow path.
 @usableFromInline
-final class WeakHost<Host: AnyObject & Sendable>: @unchecked Sendable {
+final class HostReference<Host: AnyObject & Sendable>: @unchecked Sendable {
   // `@unchecked`: `weakObject` is only assigned in `init` (reading a weak reference is thread-safe);
   // `mainActorObject` is read and cleared on the main actor only.
   @usableFromInline weak var weakObject: Host?

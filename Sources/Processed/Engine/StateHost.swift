@@ -16,20 +16,20 @@ protocol StateHost<State>: AnyObject, Sendable {
   func store(_ state: State)
   /// Called when the host no longer has a current load (it ended, was cancelled or reset).
   func loadDidEnd()
-  /// The reference to this host that its loads' tasks hold; see ``weakReference``.
-  var sharedWeakReference: WeakHost<Self>? { get set }
+  /// The reference to this host that its loads' tasks hold; see ``hostReference``.
+  var sharedHostReference: HostReference<Self>? { get set }
   /// Whether only main-actor code ever holds a host of this type, so that it is always released there (its
-  /// `deinit` must then call `sharedWeakReference?.hostDidEnd()`).
+  /// `deinit` must then call `sharedHostReference?.hostDidEnd()`).
   static var isReleasedOnMainActorOnly: Bool { get }
 }
 
 extension StateHost {
   /// The reference to this host that its loads' tasks hold, made on first use.
   @inlinable
-  var weakReference: WeakHost<Self> {
-    if let made = sharedWeakReference { return made }
-    let made = WeakHost(self, releasedOnMainActorOnly: Self.isReleasedOnMainActorOnly)
-    sharedWeakReference = made
+  var hostReference: HostReference<Self> {
+    if let made = sharedHostReference { return made }
+    let made = HostReference(self, releasedOnMainActorOnly: Self.isReleasedOnMainActorOnly)
+    sharedHostReference = made
     return made
   }
 }

@@ -12,9 +12,9 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @usableFromInline let model: Model
   @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
   @usableFromInline var tracker = LoadTracker()
-  @usableFromInline var sharedWeakReference: WeakHost<KeyPathHost>?
+  @usableFromInline var sharedHostReference: HostReference<KeyPathHost>?
   /// Only main-actor code holds a host: the table, the lookups and the engine (a load's task reaches it through
-  /// `sharedWeakReference`, which does not retain it).
+  /// `sharedHostReference`, which does not retain it).
   @inlinable static var isReleasedOnMainActorOnly: Bool { true }
   @usableFromInline let key: KeyPathHostKey
   /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load).
@@ -32,7 +32,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   }
 
   deinit {
-    sharedWeakReference?.hostDidEnd()
+    sharedHostReference?.hostDidEnd()
   }
 
   @inlinable

@@ -45,7 +45,8 @@ struct SlotLink: Sendable {
     slot.withGuaranteedInstance { $0.deliverInOrder(value, through: self) }
   }
 
-  /// Runs `write` and notifies the slot's observers once (see ``RegistryCore/coalescingNotifications(in:value:write:)``).
+  /// Runs `write` and notifies the slot's observers once (see
+  /// ``RegistryCore/coalescingNotifications(in:value:write:)``).
   @inlinable @MainActor
   func coalescingNotifications<Value>(value: Value, write: () -> Void) {
     core.withGuaranteedInstance { core in

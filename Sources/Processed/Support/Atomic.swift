@@ -45,31 +45,3 @@ func currentThreadID() -> UInt64 {
 func yieldThread() {
   sched_yield()
 }
-
-extension Unmanaged {
-  /// Calls `body` with the instance, without retaining or releasing it. The caller guarantees that the instance
-  /// outlives the call.
-  ///
-  /// A forwarding wrapper, not `_withUnsafeGuaranteedRef` itself: a main-actor closure passed straight to that
-  /// standard-library function is checked for its isolation at run time (the standard library predates strict
-  /// concurrency), which costs more than the retain it saves. Passed through this strictly checked function, the
-  /// closure is not.
-  @inlinable @inline(__always)
-  func withGuaranteedInstance<Result>(_ body: (Instance) -> Result) -> Result {
-    _withUnsafeGuaranteedRef(body)
-  }
-}
-
-/// `withUnsafePointer(to:_:)`, forwarded through a strictly checked function (see `withGuaranteedInstance`).
-@inlinable @inline(__always)
-func withPointer<Value, Result>(to value: Value, _ body: (UnsafePointer<Value>) -> Result) -> Result {
-  withUnsafePointer(to: value, body)
-}
-
-extension ContiguousArray {
-  /// `withUnsafeBufferPointer(_:)`, forwarded through a strictly checked function (see `withGuaranteedInstance`).
-  @inlinable @inline(__always)
-  func withElements<Result>(_ body: (UnsafeBufferPointer<Element>) -> Result) -> Result {
-    withUnsafeBufferPointer(body)
-  }
-}

@@ -92,7 +92,8 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// `onInterrupt` is called after each delay in `interrupts`; the delays accumulate, so `[.seconds(1), .seconds(2)]`
   /// calls it at 1 s and 3 s with `accumulatedDelay` 1 s and 3 s. A zero or negative delay fires at once and adds
-  /// nothing; a delay too long to schedule (beyond `.seconds(Int64.max)`) is capped there, so it never fires in practice. Interrupts stop when the load ends. An error thrown from `onInterrupt` ends the load like one thrown
+  /// nothing; a delay too long to schedule (beyond `.seconds(Int64.max)`) is capped there, so it never fires in
+  /// practice. Interrupts stop when the load ends. An error thrown from `onInterrupt` ends the load like one thrown
   /// from the block — a timeout:
   ///
   /// ```swift

@@ -6,7 +6,7 @@
 @usableFromInline
 final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInOrder {
   @usableFromInline var tracker = LoadTracker()
-  @usableFromInline var sharedWeakReference: WeakHost<StateStorage>?
+  @usableFromInline var sharedHostReference: HostReference<StateStorage>?
   /// A wrapper may be released on any thread: its loads hold it weakly.
   @inlinable static var isReleasedOnMainActorOnly: Bool { false }
   @usableFromInline @exclusivity(unchecked) var delivery = DeliveryState()

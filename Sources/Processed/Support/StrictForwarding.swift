@@ -1,0 +1,31 @@
+// Standard-library functions that take a closure, forwarded through functions of this strictly checked module.
+//
+// A main-actor closure passed straight to a standard-library function that takes a closure gets an executor check
+// at its entry, run on every call: the standard library predates strict concurrency. On the notification path that
+// check cost more than the work it wrapped. Passed through these forwarding functions, the closure is checked at
+// compile time only.
+
+extension Unmanaged {
+  /// Calls `body` with the instance, without retaining or releasing it. The caller guarantees that the instance
+  /// outlives the call.
+  ///
+  /// `_withUnsafeGuaranteedRef(_:)`, forwarded (see the top of this file).
+  @inlinable @inline(__always)
+  func withGuaranteedInstance<Result>(_ body: (Instance) -> Result) -> Result {
+    _withUnsafeGuaranteedRef(body)
+  }
+}
+
+/// `withUnsafePointer(to:_:)`, forwarded (see the top of this file).
+@inlinable @inline(__always)
+func withPointer<Value, Result>(to value: Value, _ body: (UnsafePointer<Value>) -> Result) -> Result {
+  withUnsafePointer(to: value, body)
+}
+
+extension ContiguousArray {
+  /// `withUnsafeBufferPointer(_:)`, forwarded (see the top of this file).
+  @inlinable @inline(__always)
+  func withElements<Result>(_ body: (UnsafeBufferPointer<Element>) -> Result) -> Result {
+    withUnsafeBufferPointer(body)
+  }
+}
