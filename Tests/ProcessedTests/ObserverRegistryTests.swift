@@ -321,7 +321,7 @@ private final class Canary: Sendable {
     let registry = model.observers
     let slot = registry.slot(for: \Board.plain, of: Int.self)
 
-    registry.coalescingNotifications(in: slot, value: 5) {
+    registry.keyPathWrite(in: slot, value: 5, readBack: { model.plain }) {
       model.plain = 5
       model.title = "inside"
     }

@@ -34,4 +34,8 @@ static inline void processed_atomic_u64_increment(processed_atomic_u64 *atomic) 
   atomic_fetch_add_explicit(&atomic->value, 1, memory_order_seq_cst);
 }
 
+static inline void processed_atomic_u64_decrement(processed_atomic_u64 *atomic) {
+  atomic_fetch_sub_explicit(&atomic->value, 1, memory_order_seq_cst);
+}
+
 #endif

@@ -33,15 +33,17 @@ extension StateHost {
     return task
   }
 
-  /// Starts a load and waits for it to end. Cancelling the calling task cancels the load.
+  /// Starts a load for an `async` caller, which then waits with ``AwaitedLoad/wait()`` — without holding the host,
+  /// so that an `async` caller keeps the state alive no more than a Task caller does.
+  ///
+  /// A load started inside the block of a load of the same state cancels its caller's own task (it supersedes the
+  /// load running that block). That cancellation is the engine's, not the caller's wish, so it is not passed on to
+  /// the new load, which is the newest and must win.
   @inlinable
-  func startAndWait(_ plan: LoadPlan<State>, silently: Bool, currentState: State? = nil) async {
+  func startAwaited(_ plan: LoadPlan<State>, silently: Bool, currentState: State? = nil) -> AwaitedLoad {
+    let callerWasCancelled = Task.isCancelled
     let task = start(plan, silently: silently, priority: nil, currentState: currentState)
-    await withTaskCancellationHandler {
-      await task.value
-    } onCancel: {
-      task.cancel()
-    }
+    return AwaitedLoad(task: task, forwardsCancellation: callerWasCancelled || !Task.isCancelled)
   }
 
   /// Cancels the current load, if any; the state stays as it is.
@@ -181,6 +183,35 @@ extension StateHost {
         task?.cancel()
         return
       }
+    }
+  }
+}
+
+/// A load an `async` caller waits for. It holds the load's task only, never its host.
+@usableFromInline
+struct AwaitedLoad: Sendable {
+  @usableFromInline let task: Task<Void, Never>
+  /// Whether cancelling the caller cancels the load (see `StateHost.startAwaited`).
+  @usableFromInline let forwardsCancellation: Bool
+
+  @inlinable
+  init(task: Task<Void, Never>, forwardsCancellation: Bool) {
+    self.task = task
+    self.forwardsCancellation = forwardsCancellation
+  }
+
+  /// Returns when the load ends. Cancelling the calling task cancels the load.
+  @inlinable
+  func wait() async {
+    guard forwardsCancellation else {
+      await task.value
+      return
+    }
+    let task = self.task
+    await withTaskCancellationHandler {
+      await task.value
+    } onCancel: {
+      task.cancel()
     }
   }
 }

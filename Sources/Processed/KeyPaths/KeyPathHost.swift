@@ -41,7 +41,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @inlinable
   func store(_ state: State) {
     if let link {
-      link.coalescingNotifications(value: state) {
+      link.keyPathWrite(value: state, readBack: { model[keyPath: keyPath] }) {
         model[keyPath: keyPath] = state
       }
     } else {
@@ -89,6 +89,9 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
 
   /// Starts a load of `keyPath` of `model` (see `StateHost.start`).
   ///
+  /// When the property is a `@Loadable`/`@Process` wrapper, the load is the wrapper's own (see ``WrapperLookup``):
+  /// `$x`, `load(\.x)` and manual writes then share one bookkeeping and one delivery order.
+  ///
   /// Always inlined into the key-path faces, which are inlined into their callers: there the compiler sees the
   /// caller's key path literal and reads the state as a plain property instead of through the key-path runtime.
   @inlinable @inline(__always) @discardableResult
@@ -96,23 +99,45 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool,
     priority: TaskPriority?
   ) -> Task<Void, Never> {
-    let current = model[keyPath: keyPath]
+    let (current, storage) = WrapperLookup.read(model, keyPath)
+    if let storage {
+      return storage.start(plan, silently: silently, priority: priority, currentState: current)
+    }
     return forLoad(model, keyPath).start(plan, silently: silently, priority: priority, currentState: current)
   }
 
-  /// Starts a load of `keyPath` of `model` and waits for it to end (see `StateHost.startAndWait`).
+  /// Starts a load of `keyPath` of `model` for an `async` caller (see `StateHost.startAwaited`).
   @inlinable @inline(__always)
-  static func startAndWait(
+  static func startAwaited(
     _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool
-  ) async {
-    let current = model[keyPath: keyPath]
-    await forLoad(model, keyPath).startAndWait(plan, silently: silently, currentState: current)
+  ) -> AwaitedLoad {
+    let (current, storage) = WrapperLookup.read(model, keyPath)
+    if let storage {
+      return storage.startAwaited(plan, silently: silently, currentState: current)
+    }
+    return forLoad(model, keyPath).startAwaited(plan, silently: silently, currentState: current)
   }
 
-  /// The host of the running load, or a detached one (not in the table) for a one-off reset.
+  /// Cancels the running load of `keyPath` of `model`, if any.
   @inlinable
-  static func forReset(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost {
-    running(model, keyPath) ?? KeyPathHost(model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath))
+  static func cancel(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) {
+    if let storage = WrapperLookup.read(model, keyPath).storage {
+      storage.cancelLoad()
+    } else {
+      running(model, keyPath)?.cancelLoad()
+    }
+  }
+
+  /// Cancels the running load of `keyPath` of `model` and writes the reset state.
+  @inlinable
+  static func reset(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) {
+    if let storage = WrapperLookup.read(model, keyPath).storage {
+      storage.resetState()
+    } else {
+      // The host of the running load, or a detached one (not in the table) for a one-off reset.
+      (running(model, keyPath) ?? KeyPathHost(model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath)))
+        .resetState()
+    }
   }
 }
 

@@ -181,7 +181,7 @@ extension LoadableSupport {
     silently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) async {
-    await KeyPathHost.startAndWait(self, state, .load(returning: block), silently: silently)
+    await KeyPathHost.startAwaited(self, state, .load(returning: block), silently: silently).wait()
   }
 
   /// Runs a yielding load into the state at `state` and waits until it ends.
@@ -201,7 +201,7 @@ extension LoadableSupport {
     silently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) async {
-    await KeyPathHost.startAndWait(self, state, .load(yielding: block), silently: silently)
+    await KeyPathHost.startAwaited(self, state, .load(yielding: block), silently: silently).wait()
   }
 
   /// Loads with interrupts and waits until the load ends.
@@ -229,8 +229,8 @@ extension LoadableSupport {
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await KeyPathHost.startAndWait(
-      self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    await KeyPathHost.startAwaited(
+      self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently).wait()
   }
 
   /// Runs a yielding load with interrupts and waits until it ends.
@@ -258,8 +258,8 @@ extension LoadableSupport {
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await KeyPathHost.startAndWait(
-      self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    await KeyPathHost.startAwaited(
+      self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently).wait()
   }
 
   // MARK: Control
@@ -274,7 +274,7 @@ extension LoadableSupport {
   @MainActor
   @inlinable
   public func cancel<Value: Sendable>(_ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>) {
-    KeyPathHost.running(self, state)?.cancelLoad()
+    KeyPathHost.cancel(self, state)
   }
 
   /// Cancels the running load of the state at `state`, if any, and sets it to `.absent` (writing nothing if it
@@ -288,6 +288,6 @@ extension LoadableSupport {
   @MainActor
   @inlinable
   public func reset<Value: Sendable>(_ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>) {
-    KeyPathHost.forReset(self, state).resetState()
+    KeyPathHost.reset(self, state)
   }
 }

@@ -174,7 +174,7 @@ extension ProcessSupport {
     silently: Bool = false,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) async {
-    await KeyPathHost.startAndWait(self, state, .run(process, block), silently: silently)
+    await KeyPathHost.startAwaited(self, state, .run(process, block), silently: silently).wait()
   }
 
   /// Runs `process` with interrupts and waits until the run ends.
@@ -204,8 +204,8 @@ extension ProcessSupport {
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await KeyPathHost.startAndWait(
-      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    await KeyPathHost.startAwaited(
+      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently).wait()
   }
 
   /// Runs a new ``SingleProcess`` and waits until the run ends.
@@ -271,7 +271,7 @@ extension ProcessSupport {
   public func cancel<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>
   ) {
-    KeyPathHost.running(self, state)?.cancelLoad()
+    KeyPathHost.cancel(self, state)
   }
 
   /// Cancels the running process of the state at `state`, if any, and sets it to `.idle` (writing nothing if it
@@ -287,6 +287,6 @@ extension ProcessSupport {
   public func reset<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>
   ) {
-    KeyPathHost.forReset(self, state).resetState()
+    KeyPathHost.reset(self, state)
   }
 }

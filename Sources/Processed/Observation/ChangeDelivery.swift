@@ -31,11 +31,12 @@ struct SlotLink: Sendable {
   @inlinable
   var anchor: RegistryCore { core.takeUnretainedValue() }
 
-  /// The slot's observers right now (see ``RegistryCore/snapshot(of:)``).
+  /// The slot's observers right now, to deliver `value` to — or `nil` when there are none or the change is the
+  /// echo of a key-path write, which delivers it itself (see ``RegistryCore/keyPathWrite(in:value:readBack:write:)``).
   @inlinable @MainActor
-  func snapshot() -> ObserverSnapshot? {
+  func snapshot<Value>(for value: Value) -> ObserverSnapshot? {
     core.withGuaranteedInstance { core in
-      slot.withGuaranteedInstance { slot in core.snapshot(of: slot) }
+      slot.withGuaranteedInstance { slot in core.absorbsEcho(of: slot, value) ? nil : core.snapshot(of: slot) }
     }
   }
 
@@ -45,12 +46,12 @@ struct SlotLink: Sendable {
     slot.withGuaranteedInstance { $0.deliverInOrder(value, through: self) }
   }
 
-  /// Runs `write` and notifies the slot's observers once (see
-  /// ``RegistryCore/coalescingNotifications(in:value:write:)``).
+  /// Runs a key-path write and notifies the slot's observers once (see
+  /// ``RegistryCore/keyPathWrite(in:value:readBack:write:)``).
   @inlinable @MainActor
-  func coalescingNotifications<Value>(value: Value, write: () -> Void) {
+  func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
     core.withGuaranteedInstance { core in
-      slot.withGuaranteedInstance { slot in core.coalescingNotifications(in: slot, value: value, write: write) }
+      slot.withGuaranteedInstance { slot in core.keyPathWrite(in: slot, value: value, readBack: readBack, write: write) }
     }
   }
 
@@ -148,7 +149,7 @@ extension DeliversInOrder {
   /// The common write: one slot. Its snapshot is delivered from here, without being copied again.
   @inlinable @MainActor
   func deliverInOrder<Value>(_ value: Value, through link: SlotLink) {
-    guard let snapshot = link.snapshot() else { return }
+    guard let snapshot = link.snapshot(for: value) else { return }
     guard reserveDelivery() else {
       delivery.pending.append { snapshot.deliver(value) }
       return

@@ -62,8 +62,8 @@ public final class ObserverRegistry: Sendable {
   }
 
   @inlinable @MainActor
-  func coalescingNotifications<Value>(in slot: ObserverSlot, value: Value, write: () -> Void) {
-    core.coalescingNotifications(in: slot, value: value, write: write)
+  func keyPathWrite<Value>(in slot: ObserverSlot, value: Value, readBack: () -> Value, write: () -> Void) {
+    core.keyPathWrite(in: slot, value: value, readBack: readBack, write: write)
   }
 
   /// The number of observers registered across all slots (for tests and diagnostics).
@@ -88,6 +88,24 @@ final class RegistryCore: @unchecked Sendable {
     /// `\.property` literal, observed or written over and over) skips hashing it. Holding the key path keeps its
     /// identity from being reused.
     var lastKey: (keyPath: AnyKeyPath, index: Int)?
+    /// Where a cancelling thread blocks while a call of its observer may still start; made by the first one.
+    var waitPoint: WaitPoint?
+  }
+
+  /// A key-path write in progress (see `keyPathWrite`).
+  @usableFromInline
+  struct KeyPathWrite {
+    @usableFromInline let slot: ObjectIdentifier
+    /// Whether the property's own notification of this write (its echo) was absorbed.
+    @usableFromInline var echoed = false
+    /// The value the property held after this write: the echo's value, or the value read when a nested write of
+    /// the same property began. `nil`: read it back when the write returns.
+    @usableFromInline var settled: Any?
+
+    @usableFromInline
+    init(slot: ObjectIdentifier) {
+      self.slot = slot
+    }
   }
 
   let state = LockedBox(State())
@@ -100,9 +118,11 @@ final class RegistryCore: @unchecked Sendable {
   private let activeSlot = AtomicUInt64()
   private let notifyingThread = AtomicUInt64()
   private let notificationsEnded = AtomicUInt64()
-  /// Slots whose notifications are being coalesced by a key-path write (see `coalescingNotifications`).
+  /// How many cancelling threads are blocked in `waitPoint`.
+  private let waiters = AtomicUInt64()
+  /// The key-path writes in progress, innermost last (see `keyPathWrite`).
   /// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
-  @MainActor @exclusivity(unchecked) private var coalescedSlots: [ObjectIdentifier] = []
+  @usableFromInline @MainActor @exclusivity(unchecked) var keyPathWrites: [KeyPathWrite] = []
 
   @usableFromInline
   init() {}
@@ -111,6 +131,9 @@ final class RegistryCore: @unchecked Sendable {
   func close() {
     let removed = state.withLock { state in
       state.isClosed = true
+      // Counts as a cancellation of every observer: a notification in flight re-checks before each call, so an
+      // observer whose token is cancelled after the registry closed is not called for that change either.
+      cancellations.increment()
       return state.slots.flatMap { $0.removeAll() }
     }
     // Outside the lock: the hooks are user code, and releasing the entries may release tokens.
@@ -187,18 +210,37 @@ final class RegistryCore: @unchecked Sendable {
       if entry != nil { cancellations.increment() }
       return entry
     }
-    guard entry != nil else { return }
-    // `entry` is released only after the lock: its handler may hold the last reference to a token.
-    //
-    // Pairs with `call`, which publishes `activeSlot` before it reads `cancellations` for each observer, while this
-    // reads `activeSlot` after bumping `cancellations` (all sequentially consistent). So either the notifier sees
-    // the cancellation and skips the observer, or this sees the notification and waits until one ends — by then the
-    // call it might have made has started, and is "under way". A handler cancelling on the notifying thread never
-    // waits.
+    // Also when the entry was already gone: another thread's `cancel()` of the same token, or the registry's
+    // `close()`, may have removed it an instant ago, while a notification had already chosen to call it. Either
+    // removal bumped `cancellations` under the lock, which this thread took after it.
+    waitForCallsToEnd(in: slot)
+    // `entry` is released here, after the lock: its handler may hold the last reference to a token.
+    withExtendedLifetime(entry) {}
+  }
+
+  /// Blocks until no call of an observer of `slot` can start from the notification under way on another thread.
+  ///
+  /// Pairs with `call`, which publishes `activeSlot` before it reads `cancellations` for each observer, while the
+  /// canceller reads `activeSlot` after its removal bumped `cancellations` (all sequentially consistent, so the
+  /// argument holds on weakly ordered hardware and on x86 alike). So either the notifier sees the cancellation and
+  /// skips the observer, or the canceller sees the notification and waits until one ends — by then any call it
+  /// might have made has started and is "under way". A handler cancelling on the notifying thread never waits.
+  ///
+  /// The wait blocks on a condition variable; `call` wakes waiters after ending a notification (see there for why no
+  /// wake-up is lost).
+  private func waitForCallsToEnd(in slot: ObserverSlot) {
     let slotBits = Self.bits(of: .passUnretained(slot))
     guard activeSlot.load() == slotBits, notifyingThread.load() != currentThreadID() else { return }
     let seen = notificationsEnded.load()
-    while activeSlot.load() == slotBits, notificationsEnded.load() == seen { yieldThread() }
+    let waitPoint = state.withLock { state in
+      if let made = state.waitPoint { return made }
+      let made = WaitPoint()
+      state.waitPoint = made
+      return made
+    }
+    waiters.increment()
+    waitPoint.wait { activeSlot.load() == slotBits && notificationsEnded.load() == seen }
+    waiters.decrement()
   }
 
   private static func bits(of slot: Unmanaged<ObserverSlot>) -> UInt64 {
@@ -216,15 +258,9 @@ final class RegistryCore: @unchecked Sendable {
 
   // MARK: Notifying
 
-  /// The observers of `slot` right now, or `nil` when there are none or the slot's notifications are being
-  /// coalesced by a key-path write.
+  /// The observers of `slot` right now, or `nil` when there are none.
   @usableFromInline @MainActor
   func snapshot(of slot: ObserverSlot) -> ObserverSnapshot? {
-    if !coalescedSlots.isEmpty, let index = coalescedSlots.lastIndex(of: ObjectIdentifier(slot)) {
-      // The echo of a key-path write through the property itself: that write notifies once, afterwards.
-      coalescedSlots.remove(at: index)
-      return nil
-    }
     let (entries, epoch) = state.withLock { _ in
       (slot.entries, cancellations.load())
     }
@@ -261,42 +297,79 @@ final class RegistryCore: @unchecked Sendable {
         Unmanaged.passUnretained(entries[index].call).withGuaranteedInstance { $0(value) }
       }
     }
-    // Release is enough for both: a cancelling thread only waits for one of them to change. Only the notifying
-    // thread writes `notificationsEnded`.
-    activeSlot.storeRelease(previous)
+    // Only the notifying thread writes `notificationsEnded`. Restoring `activeSlot` is sequentially consistent,
+    // not a release store: when this notification was nested in another slot's, the loop above resumes reading
+    // `cancellations`, and a release store could be ordered after those reads (x86 lets a store pass a later
+    // load), so a canceller could miss both. It also orders both stores before `waiters` is read: a canceller
+    // increments `waiters` before it checks its condition, so either this sees it and wakes it, or it sees the
+    // change and does not sleep.
     notificationsEnded.storeRelease(notificationsEnded.load() &+ 1)
+    _ = activeSlot.exchange(previous)
+    if waiters.load() != 0 { wakeWaiters() }
   }
 
-  /// Runs `write`, absorbing the notification the property itself may send for it, then notifies once with `value`.
+  private func wakeWaiters() {
+    state.withLock { $0.waitPoint }?.wakeAll()
+  }
+
+  /// Runs a key-path write of the property whose observers are `slot`, and delivers it once: the value the property
+  /// holds after the write.
   ///
-  /// Key-path writes use this: the property they write may notify by itself (an ``Observed`` property, a
-  /// `@Loadable` inside a model, or a `didSet` that calls ``ObservableModel/notifyObservers(_:)``), and each
-  /// change must reach each observer exactly once, whichever path made it. The first snapshot of `slot` taken during
-  /// `write` — that echo — is absorbed; later ones (changes made by observers reacting to the write) are not. The
-  /// observers are taken before `write` runs, and the slot's delivery order is reserved, so changes made during
-  /// `write` reach the model's observers after this one.
+  /// The property may notify by itself (an ``Observed`` property, or a `didSet` that calls
+  /// ``ObservableModel/notifyObservers(_:)``), and each change must reach each observer exactly once. The first
+  /// notification of `slot` made while this write is the innermost one — its *echo* — is absorbed, and its value
+  /// (which a `didSet` may have normalised) is the one delivered. Without an echo the value is read back, or, when
+  /// a nested key-path write of the same property began during this one (from a `didSet`), the value the property
+  /// held at that moment. The observers are taken before `write` runs and the slot's delivery turn is reserved, so
+  /// nested changes — from a `didSet` or from observers — reach observers after this one, in order, and are never
+  /// absorbed.
   @inlinable @MainActor
-  func coalescingNotifications<Value>(in slot: ObserverSlot, value: Value, write: () -> Void) {
+  func keyPathWrite<Value>(in slot: ObserverSlot, value: Value, readBack: () -> Value, write: () -> Void) {
+    if !keyPathWrites.isEmpty { settleOuterWrites(of: slot) { readBack() } }
     let recipients = ChangeRecipients(first: snapshot(of: slot))
     let ownsDelivery = slot.reserveDelivery()
-    let pending = beginCoalescing(slot)
+    keyPathWrites.append(KeyPathWrite(slot: ObjectIdentifier(slot)))
     write()
-    endCoalescing(slot, pending: pending)
-    slot.completeDelivery(value, to: recipients, owning: ownsDelivery)
-  }
-
-  /// Marks the next snapshot of `slot` as an echo to absorb; returns the number of marks before this one.
-  @usableFromInline @MainActor
-  func beginCoalescing(_ slot: ObserverSlot) -> Int {
-    defer { coalescedSlots.append(ObjectIdentifier(slot)) }
-    return coalescedSlots.count
-  }
-
-  /// Drops this write's mark if no echo consumed it (a plain property that does not notify by itself).
-  @usableFromInline @MainActor
-  func endCoalescing(_ slot: ObserverSlot, pending: Int) {
-    if coalescedSlots.count > pending, let index = coalescedSlots.lastIndex(of: ObjectIdentifier(slot)) {
-      coalescedSlots.remove(at: index)
+    let mark = keyPathWrites.removeLast()
+    let delivered: Value
+    if let settled = mark.settled {
+      // The slot's value type was checked when it was resolved.
+      delivered = settled as! Value
+    } else if recipients.isEmpty {
+      delivered = value
+    } else {
+      delivered = readBack()
     }
+    slot.completeDelivery(delivered, to: recipients, owning: ownsDelivery)
+  }
+
+  /// A nested key-path write of `slot` begins: every outer write of it whose value is not settled yet settles on
+  /// the value the property holds now.
+  @usableFromInline @MainActor
+  func settleOuterWrites(of slot: ObserverSlot, _ readBack: () -> Any) {
+    let id = ObjectIdentifier(slot)
+    var current: Any?
+    for index in keyPathWrites.indices where keyPathWrites[index].slot == id && keyPathWrites[index].settled == nil {
+      if current == nil { current = readBack() }
+      keyPathWrites[index].settled = current
+    }
+  }
+
+  /// Whether a notification of `slot` with `value` is the echo of the innermost key-path write (see
+  /// `keyPathWrite`); then its value is recorded and the caller delivers nothing.
+  @inlinable @MainActor
+  func absorbsEcho<Value>(of slot: ObserverSlot, _ value: Value) -> Bool {
+    if keyPathWrites.isEmpty { return false }
+    return absorbsEchoSlowly(of: slot, value)
+  }
+
+  @usableFromInline @MainActor
+  func absorbsEchoSlowly(of slot: ObserverSlot, _ value: Any) -> Bool {
+    guard let last = keyPathWrites.indices.last, keyPathWrites[last].slot == ObjectIdentifier(slot),
+      !keyPathWrites[last].echoed
+    else { return false }
+    keyPathWrites[last].echoed = true
+    if keyPathWrites[last].settled == nil { keyPathWrites[last].settled = value }
+    return true
   }
 }

@@ -28,6 +28,7 @@ final class AtomicUInt64: @unchecked Sendable {
   @inline(__always) func storeRelease(_ value: UInt64) { processed_atomic_u64_store_release(storage, value) }
   @inline(__always) func exchange(_ value: UInt64) -> UInt64 { processed_atomic_u64_exchange(storage, value) }
   @inline(__always) func increment() { processed_atomic_u64_increment(storage) }
+  @inline(__always) func decrement() { processed_atomic_u64_decrement(storage) }
 }
 
 /// An identifier of the calling thread, distinct among live threads.
@@ -38,10 +39,4 @@ func currentThreadID() -> UInt64 {
   #else
     UInt64(pthread_self())
   #endif
-}
-
-/// Lets other threads run; used while waiting for a handler call on another thread to return.
-@inline(__always)
-func yieldThread() {
-  sched_yield()
 }

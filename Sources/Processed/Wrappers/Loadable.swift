@@ -61,7 +61,11 @@ public struct Loadable<Value: Sendable>: Sendable {
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, LoadableState<Value>>,
     storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
   ) -> LoadableState<Value> {
-    get { instance[keyPath: storageKeyPath].storage.state(in: instance, at: wrappedKeyPath) }
+    get {
+      let storage = instance[keyPath: storageKeyPath].storage
+      if WrapperLookup.target != nil { WrapperLookup.offer(storage, for: wrappedKeyPath) }
+      return storage.state(in: instance, at: wrappedKeyPath)
+    }
     set { instance[keyPath: storageKeyPath].storage.overwrite(newValue, in: instance, at: wrappedKeyPath) }
   }
 }

@@ -168,11 +168,13 @@ public struct LoadableController<Value: Sendable> {
   ///   - silently: When `true`, the state is not set to `.loading` first.
   ///   - block: Returns the loaded value, or throws.
   @inlinable
-  public func load(
+  public consuming func load(
     silently: Bool = false,
     block: @escaping @MainActor () async throws -> Value
   ) async {
-    await storage.startAndWait(.load(returning: block), silently: silently)
+    let load = storage.startAwaited(.load(returning: block), silently: silently)
+    _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
+    await load.wait()
   }
 
   /// Runs a yielding load and waits until it ends.
@@ -185,11 +187,13 @@ public struct LoadableController<Value: Sendable> {
   ///   - silently: When `true`, the state is not set to `.loading` first.
   ///   - block: Writes states with `yield`, or throws.
   @inlinable
-  public func load(
+  public consuming func load(
     silently: Bool = false,
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) async {
-    await storage.startAndWait(.load(yielding: block), silently: silently)
+    let load = storage.startAwaited(.load(yielding: block), silently: silently)
+    _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
+    await load.wait()
   }
 
   /// Loads with interrupts and waits until the load ends.
@@ -208,13 +212,15 @@ public struct LoadableController<Value: Sendable> {
   ///   - block: Returns the loaded value, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   @inlinable
-  public func load(
+  public consuming func load(
     silently: Bool = false,
     interrupts: [Duration],
     block: @escaping @MainActor () async throws -> Value,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await storage.startAndWait(.load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    let load = storage.startAwaited(.load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
+    await load.wait()
   }
 
   /// Runs a yielding load with interrupts and waits until it ends.
@@ -233,13 +239,15 @@ public struct LoadableController<Value: Sendable> {
   ///   - block: Writes states with `yield`, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   @inlinable
-  public func load(
+  public consuming func load(
     silently: Bool = false,
     interrupts: [Duration],
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await storage.startAndWait(.load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    let load = storage.startAwaited(.load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
+    await load.wait()
   }
 
   // MARK: Control

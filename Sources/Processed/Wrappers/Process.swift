@@ -68,7 +68,11 @@ public struct Process<ProcessKind: Equatable & Sendable>: Sendable {
     wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, ProcessState<ProcessKind>>,
     storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
   ) -> ProcessState<ProcessKind> {
-    get { instance[keyPath: storageKeyPath].storage.state(in: instance, at: wrappedKeyPath) }
+    get {
+      let storage = instance[keyPath: storageKeyPath].storage
+      if WrapperLookup.target != nil { WrapperLookup.offer(storage, for: wrappedKeyPath) }
+      return storage.state(in: instance, at: wrappedKeyPath)
+    }
     set { instance[keyPath: storageKeyPath].storage.overwrite(newValue, in: instance, at: wrappedKeyPath) }
   }
 }

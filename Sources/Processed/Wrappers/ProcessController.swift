@@ -105,12 +105,14 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   ///   - silently: When `true`, the state is not set to `.running` first.
   ///   - block: The work.
   @inlinable
-  public func run(
+  public consuming func run(
     _ process: ProcessKind,
     silently: Bool = false,
     block: @escaping @MainActor () async throws -> Void
   ) async {
-    await storage.startAndWait(.run(process, block), silently: silently)
+    let load = storage.startAwaited(.run(process, block), silently: silently)
+    _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
+    await load.wait()
   }
 
   /// Runs `process` with interrupts and waits until the run ends.
@@ -130,14 +132,16 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   @inlinable
-  public func run(
+  public consuming func run(
     _ process: ProcessKind,
     silently: Bool = false,
     interrupts: [Duration],
     block: @escaping @MainActor () async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await storage.startAndWait(.run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    let load = storage.startAwaited(.run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
+    await load.wait()
   }
 
   // MARK: Control
@@ -253,8 +257,8 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///   - silently: When `true`, the state is not set to `.running` first.
   ///   - block: The work.
   @inlinable
-  public func run(silently: Bool = false, block: @escaping @MainActor () async throws -> Void) async {
-    await run(SingleProcess(), silently: silently, block: block)
+  public consuming func run(silently: Bool = false, block: @escaping @MainActor () async throws -> Void) async {
+    await (consume self).run(SingleProcess(), silently: silently, block: block)
   }
 
   /// Runs a new ``SingleProcess`` with interrupts and waits until the run ends.
@@ -273,12 +277,13 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   @inlinable
-  public func run(
+  public consuming func run(
     silently: Bool = false,
     interrupts: [Duration],
     block: @escaping @MainActor () async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await run(SingleProcess(), silently: silently, interrupts: interrupts, block: block, onInterrupt: onInterrupt)
+    await (consume self).run(
+      SingleProcess(), silently: silently, interrupts: interrupts, block: block, onInterrupt: onInterrupt)
   }
 }

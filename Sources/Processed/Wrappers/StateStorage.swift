@@ -40,7 +40,7 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
       deliverInOrder(state, through: link)
     case (let own?, let model?):
       // Both snapshots first: an observer of one registry that registers with the other does not see this change.
-      let recipients = ChangeRecipients(first: own.snapshot(), second: model.snapshot())
+      let recipients = ChangeRecipients(first: own.snapshot(for: state), second: model.snapshot(for: state))
       currentState = state
       deliverInOrder(state, to: recipients)
     }

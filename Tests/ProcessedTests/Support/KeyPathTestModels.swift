@@ -233,8 +233,10 @@ func keyPathHostCount(rootType: Any.Type) -> Int {
 
 /// Whether the key-path host table holds a running load for `keyPath` of `model`.
 @MainActor
-func keyPathHostIsRunning(_ model: AnyObject, _ keyPath: AnyKeyPath) -> Bool {
-  KeyPathHostKey.table[KeyPathHostKey(model, keyPath)] != nil
+func keyPathHostIsRunning<Model: AnyObject, State: ManagedState & Sendable>(
+  _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>
+) -> Bool {
+  engineTracksLoad(model, keyPath)
 }
 
 /// A main-actor box a test and the closures it starts can share.

@@ -89,6 +89,13 @@ final class MBLoadableWrapperSubject: MBSubject {
   private let wrapper: Loadable<Int>
   private let model: MBWrappedModel?
 
+  /// Drives the `@Loadable` of an existing model (the wrapper face of a mixed-face subject).
+  init(model: MBWrappedModel) {
+    self.model = model
+    wrapper = model.valueWrapper
+    name = "$value of a mixed-face subject"
+  }
+
   init(inModel: Bool) {
     if inModel {
       let model = MBWrappedModel()
@@ -183,6 +190,13 @@ final class MBProcessWrapperSubject: MBSubject {
   private let wrapper: Processed.Process<MBKind>
   private let model: MBWrappedModel?
 
+  /// Drives the `@Process` of an existing model (the wrapper face of a mixed-face subject).
+  init(model: MBWrappedModel) {
+    self.model = model
+    wrapper = model.actionWrapper
+    name = "$action of a mixed-face subject"
+  }
+
   init(inModel: Bool) {
     if inModel {
       let model = MBWrappedModel()
@@ -260,10 +274,37 @@ final class MBProcessWrapperSubject: MBSubject {
 // MARK: - Key paths
 
 /// The wrapper's own registry of a key-path subject whose property is a `@Loadable`/`@Process`.
+///
+/// Its `wrapperFace` drives the same state through the wrapper's controller: the subject takes turns between the
+/// key-path face and the wrapper face for every start, cancel and reset, so that one run mixes both faces of one
+/// state (one state, one owner).
 struct MBOwnObservers<State> {
   let observe: @MainActor (@escaping @MainActor (State) -> Void) -> ObservationToken
   let count: @MainActor () -> Int
   let states: @MainActor () -> AsyncStream<State>
+  let wrapperFace: any MBFace<State>
+}
+
+/// The operations of a subject that drive its load (so that another subject can lend them).
+@MainActor
+protocol MBFace<State>: AnyObject {
+  associatedtype State: MBState
+  func start(_ request: MBRequest<State>) -> Task<Void, Never>
+  func cancel()
+  func reset()
+}
+
+extension MBLoadableWrapperSubject: MBFace {}
+extension MBProcessWrapperSubject: MBFace {}
+
+/// Whether the engine holds a load of `keyPath` of `model` — in the wrapper's storage when the property is a
+/// `@Loadable`/`@Process`, otherwise in the key-path host table.
+@MainActor
+func engineTracksLoad<Model: AnyObject, State: ManagedState & Sendable>(
+  _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>
+) -> Bool {
+  if let storage = WrapperLookup.read(model, keyPath).storage { return storage.tracker.isRunning }
+  return KeyPathHostKey.table[KeyPathHostKey(model, keyPath)] != nil
 }
 
 /// A `LoadableState<Int>` property of a model, driven through `LoadableSupport`.
@@ -291,13 +332,24 @@ final class MBLoadableKeyPathSubject<Model: ObservableModel & LoadableSupport>: 
   var owner: AnyObject { model }
   var state: State { model[keyPath: keyPath] }
   var canYield: Bool { true }
-  var canWriteKeepingLoad: Bool { true }
+  /// A direct write of a plain property leaves a key-path load running; a wrapper's write cancels it.
+  var canWriteKeepingLoad: Bool { own == nil }
   var paths: [MBPath] { own == nil ? [.model] : [.own, .model] }
   var hasStates: Bool { own != nil }
-  var isTracking: Bool { KeyPathHostKey.table[KeyPathHostKey(model, keyPath)] != nil }
+  var isTracking: Bool { engineTracksLoad(model, keyPath) }
   var hostEntries: Int { mbHostEntries(of: model) }
 
+  /// Counts the operations that drive the load, to take turns between the faces (see ``MBOwnObservers``).
+  private var turn = 0
+
+  /// The wrapper face, on every other turn, when the property is a wrapper.
+  private func wrapperTurn() -> (any MBFace<State>)? {
+    turn += 1
+    return turn % 2 == 0 ? own?.wrapperFace : nil
+  }
+
   func start(_ request: MBRequest<State>) -> Task<Void, Never> {
+    if let face = wrapperTurn() { return face.start(request) }
     let silently = request.silently
     if request.isAsync {
       return Task { [self] in
@@ -331,9 +383,13 @@ final class MBLoadableKeyPathSubject<Model: ObservableModel & LoadableSupport>: 
     }
   }
 
-  func cancel() { model.cancel(keyPath) }
+  func cancel() {
+    if let face = wrapperTurn() { face.cancel() } else { model.cancel(keyPath) }
+  }
 
-  func reset() { model.reset(keyPath) }
+  func reset() {
+    if let face = wrapperTurn() { face.reset() } else { model.reset(keyPath) }
+  }
 
   func write(_ state: State, endingLoad: Bool) {
     if endingLoad { model.cancel(keyPath) }
@@ -382,13 +438,24 @@ final class MBProcessKeyPathSubject<Model: ObservableModel & ProcessSupport>: MB
   var owner: AnyObject { model }
   var state: State { model[keyPath: keyPath] }
   var canYield: Bool { false }
-  var canWriteKeepingLoad: Bool { true }
+  /// A direct write of a plain property leaves a key-path load running; a wrapper's write cancels it.
+  var canWriteKeepingLoad: Bool { own == nil }
   var paths: [MBPath] { own == nil ? [.model] : [.own, .model] }
   var hasStates: Bool { own != nil }
-  var isTracking: Bool { KeyPathHostKey.table[KeyPathHostKey(model, keyPath)] != nil }
+  var isTracking: Bool { engineTracksLoad(model, keyPath) }
   var hostEntries: Int { mbHostEntries(of: model) }
 
+  /// Counts the operations that drive the load, to take turns between the faces (see ``MBOwnObservers``).
+  private var turn = 0
+
+  /// The wrapper face, on every other turn, when the property is a wrapper.
+  private func wrapperTurn() -> (any MBFace<State>)? {
+    turn += 1
+    return turn % 2 == 0 ? own?.wrapperFace : nil
+  }
+
   func start(_ request: MBRequest<State>) -> Task<Void, Never> {
+    if let face = wrapperTurn() { return face.start(request) }
     let silently = request.silently
     let kind = request.kind
     let block: @MainActor @Sendable () async throws -> Void = { _ = try await request.returning() }
@@ -410,9 +477,13 @@ final class MBProcessKeyPathSubject<Model: ObservableModel & ProcessSupport>: MB
     return model.run(keyPath, as: kind, silently: silently, block: block)
   }
 
-  func cancel() { model.cancel(keyPath) }
+  func cancel() {
+    if let face = wrapperTurn() { face.cancel() } else { model.cancel(keyPath) }
+  }
 
-  func reset() { model.reset(keyPath) }
+  func reset() {
+    if let face = wrapperTurn() { face.reset() } else { model.reset(keyPath) }
+  }
 
   func write(_ state: State, endingLoad: Bool) {
     if endingLoad { model.cancel(keyPath) }
@@ -481,9 +552,10 @@ enum MBSubjectKind: CaseIterable, Sendable {
         let own = MBOwnObservers(
           observe: { controller.observe($0) },
           count: { model.valueWrapper.storage.ownObserverCount },
-          states: { controller.states })
+          states: { controller.states },
+          wrapperFace: MBLoadableWrapperSubject(model: model))
         return MBLoadableKeyPathSubject(
-          "LoadableSupport on a @Loadable", model: model, keyPath: \.value, manualWriteNotifies: true, own: own)
+          "LoadableSupport and $value on one @Loadable", model: model, keyPath: \.value, manualWriteNotifies: true, own: own)
       }
     case .processKeyPathDidSet:
       await MBRun.perform(seed, operations, tracing) {
@@ -507,9 +579,10 @@ enum MBSubjectKind: CaseIterable, Sendable {
         let own = MBOwnObservers(
           observe: { controller.observe($0) },
           count: { model.actionWrapper.storage.ownObserverCount },
-          states: { controller.states })
+          states: { controller.states },
+          wrapperFace: MBProcessWrapperSubject(model: model))
         return MBProcessKeyPathSubject(
-          "ProcessSupport on a @Process", model: model, keyPath: \.action, manualWriteNotifies: true, own: own)
+          "ProcessSupport and $action on one @Process", model: model, keyPath: \.action, manualWriteNotifies: true, own: own)
       }
     }
   }

@@ -1,0 +1,58 @@
+#if canImport(Darwin)
+  import Darwin
+#elseif canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Android)
+  import Android
+#endif
+
+/// A mutex and a condition variable: a thread blocks in ``wait(while:)`` until another thread calls
+/// ``wakeAll()`` and the condition no longer holds. Used where a thread must wait for a handler call on another
+/// thread to end — blocking, never spinning.
+///
+/// The condition is re-checked under the mutex, and ``wakeAll()`` takes the mutex, so a wake-up that happens between
+/// the waiter's check and its sleep is never lost — provided the waker changes what the condition reads *before*
+/// calling ``wakeAll()``.
+final class WaitPoint: @unchecked Sendable {
+  // `@unchecked`: the mutex and condition are only used through pthread calls, which are thread-safe.
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+  init() {
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    condition = .allocate(capacity: 1)
+    condition.initialize(to: pthread_cond_t())
+    let mutexResult = pthread_mutex_init(mutex, nil)
+    precondition(mutexResult == 0, "pthread_mutex_init failed with \(mutexResult)")
+    let conditionResult = pthread_cond_init(condition, nil)
+    precondition(conditionResult == 0, "pthread_cond_init failed with \(conditionResult)")
+  }
+
+  deinit {
+    pthread_cond_destroy(condition)
+    pthread_mutex_destroy(mutex)
+    condition.deinitialize(count: 1)
+    condition.deallocate()
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
+  }
+
+  /// Blocks the calling thread while `condition` is true. `condition` must only read atomics.
+  func wait(while condition: () -> Bool) {
+    pthread_mutex_lock(mutex)
+    while condition() {
+      pthread_cond_wait(self.condition, mutex)
+    }
+    pthread_mutex_unlock(mutex)
+  }
+
+  /// Wakes every waiting thread, which then re-checks its condition.
+  func wakeAll() {
+    pthread_mutex_lock(mutex)
+    pthread_cond_broadcast(condition)
+    pthread_mutex_unlock(mutex)
+  }
+}
