@@ -31,6 +31,6 @@ let package = Package(
         .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
       ],
       swiftSettings: [.swiftLanguageMode(.v6)]
-    )
+    ),
   ]
 )

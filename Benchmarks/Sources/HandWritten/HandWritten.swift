@@ -7,14 +7,18 @@ import Synchronization
 /// unlocking.
 @MainActor
 public final class HandRegistry {
+  /// An observer: called with the new value after each `set(_:)`.
   public typealias Handler = @MainActor @Sendable (Int) -> Void
+  /// The current value.
   public var value = 0
   @usableFromInline let observers = Mutex<[(id: Int, handler: Handler)]>([])
   @usableFromInline var nextID = 0
 
+  /// An empty registry with the value 0.
   @inlinable
   public init() {}
 
+  /// Adds an observer and returns its id, for `remove(_:)`.
   @inlinable
   public func add(_ handler: @escaping Handler) -> Int {
     nextID &+= 1
@@ -23,6 +27,7 @@ public final class HandRegistry {
     return id
   }
 
+  /// Removes the observer with this id; does nothing if there is none.
   @inlinable
   public func remove(_ id: Int) {
     observers.withLock { list in
@@ -30,6 +35,7 @@ public final class HandRegistry {
     }
   }
 
+  /// Stores the value, then calls every observer with it, outside the lock.
   @inlinable
   public func set(_ newValue: Int) {
     value = newValue
@@ -41,11 +47,14 @@ public final class HandRegistry {
 /// The boilerplate Processed replaces: a state, a task, a generation counter and observers, on the main actor.
 @MainActor
 public final class HandLoader {
+  /// The loading state.
   public var state: LoadableState<Int> = .absent
   @usableFromInline var task: Task<Void, Never>?
   @usableFromInline var generation = 0
+  /// Told (with 0) after every write of `state`.
   public let observers = HandRegistry()
 
+  /// A loader in the `.absent` state.
   @inlinable
   public init() {}
 
@@ -55,6 +64,8 @@ public final class HandLoader {
     observers.set(0)
   }
 
+  /// Cancels the running load, writes `.loading` unless it is already the state, and runs `block` in a new task;
+  /// only the latest load writes its outcome.
   @inlinable @discardableResult
   public func load(_ block: @escaping @MainActor () async throws -> Int) -> Task<Void, Never> {
     task?.cancel()
