@@ -28,8 +28,15 @@
 /// The instance stays alive while one of its loads runs (as with a `Task` that captures `self`) and nothing is kept
 /// once its loads end.
 ///
-/// > Note: Writing the property directly does not cancel a running key-path load; call ``cancel(_:)`` or
-/// > ``reset(_:)``, or use a `@Loadable` property, whose writes do.
+/// When the property is itself a `@Loadable` (`@Loadable var numbers: LoadableState<[Int]>`), these calls drive the
+/// wrapper's own state: `load(\.numbers)`, `$numbers.load`, `cancel(\.numbers)`, `$numbers.reset()` and a manual
+/// write `numbers = …` are one state — the latest load wins across all of them, and every observer sees the
+/// changes in the order they were made.
+///
+/// > Note: For a plain stored property, writing the property directly does not cancel a running key-path load;
+/// > call ``cancel(_:)`` or ``reset(_:)``, or make it a `@Loadable` property, whose writes do. A key-path write
+/// > delivers the value the property holds afterwards (a `didSet` may normalise it), and changes made from a
+/// > `didSet` during the write are delivered after it, in order.
 ///
 /// > Important: A state is identified by its instance and its key path, and key paths with different roots are
 /// > different keys (`\Sub.numbers != \Base.numbers`; Swift has no root-independent identity for them). In a

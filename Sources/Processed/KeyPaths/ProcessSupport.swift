@@ -3,7 +3,8 @@
 /// The process counterpart of ``LoadableSupport``, with the same engine and the same guarantees: a new run cancels
 /// the running one of the same state, `.running(process)` is set unless `silently`, `.finished(process)` or
 /// `.failed(process:error:)` is written only while the run is still current, and ``CancelProcess``/``ResetProcess``
-/// act as `cancel`/`reset`. No stored property is required.
+/// act as `cancel`/`reset`. No stored property is required. When the property is itself a `@Process`, these calls
+/// drive the wrapper's own state, so `run(\.action, as:)`, `$action.cancel()` and `action = .idle` are one state.
 ///
 /// > Important: As with ``LoadableSupport``, address a state a subclass inherits through the class that declares
 /// > it (`(self as Base).run(\.action, as: .save) { … }`): key paths with different roots are different keys.

@@ -125,7 +125,7 @@ public struct LoadableController<Value: Sendable> {
   }
 
   /// Starts a yielding load with interrupts, and returns its task. See
-  /// ``load(silently:interrupts:priority:block:onInterrupt:)-(_,_,_,MainActor()->Value,_)`` for how interrupts work.
+  /// ``load(silently:interrupts:priority:block:onInterrupt:)-19g19`` for how interrupts work.
   ///
   /// ```swift
   /// $numbers.load(interrupts: [.seconds(2)]) { yield in
