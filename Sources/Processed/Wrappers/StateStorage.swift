@@ -20,6 +20,8 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   @usableFromInline var modelAnchor: RegistryCore?
   /// Whether `modelLink` was looked for (a wrapper outside a model has none).
   @usableFromInline var modelLinkResolved = false
+  /// Observation's view of the property, when the model declares `Observable` (see ``ObservationBridge``).
+  @usableFromInline var observation: ObservationHook?
 
   @usableFromInline
   nonisolated init(_ state: State) {
@@ -32,6 +34,15 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
 
   @inlinable
   func store(_ state: State) {
+    if let observation {
+      observation.withMutation { storeAndNotify(state) }
+    } else {
+      storeAndNotify(state)
+    }
+  }
+
+  @inlinable
+  func storeAndNotify(_ state: State) {
     switch (ownObservers, modelLink) {
     case (nil, nil):
       currentState = state
@@ -56,12 +67,14 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
     modelLinkResolved = true
     modelLink = SlotLink.resolve(model, keyPath: keyPath)
     modelAnchor = modelLink?.anchor
+    observation = ObservationBridge.hook(for: model, keyPath: keyPath)
   }
 
   /// The state, read through the model that contains the wrapper (linking the two on first access).
   @inlinable
   func state<Model: AnyObject>(in model: Model, at keyPath: KeyPath<Model, State>) -> State {
     connect(to: model, keyPath: keyPath)
+    observation?.access()
     return currentState
   }
 
