@@ -106,7 +106,7 @@
       _ = model.count
       model.title = "x"
       _ = model.title
-      #expect(model.$count.storage.observation == nil)
+      #expect(model.$count.storage.modelLink?.isTrackedByObservation == false)
       let changes = track { _ = model.count }
       model.count = .loaded(1)
       #expect(changes.count == 0)

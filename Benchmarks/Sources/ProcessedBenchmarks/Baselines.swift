@@ -27,3 +27,10 @@ final class ProcessedModel: ObservableModel, LoadableSupport {
   @Observed var value = 0
   var numbers: LoadableState<Int> = .absent
 }
+
+/// `ProcessedModel`'s `@Observed` property in a model that opts in to the Observation bridge.
+@MainActor
+final class BridgedModel: ObservableModel, Observable {
+  let observers = ObserverRegistry()
+  @Observed var value = 0
+}

@@ -50,6 +50,9 @@ struct ProcessedBenchmarks {
     let observation = ObservationModel()
     let counter = Counter()
 
+    let bridged = BridgedModel()
+    for _ in 0..<count { tokens.append(bridged.observe(\.value) { sink &+= $0 }) }
+
     let results = await measureSideBySide(
       operations: writes,
       [
@@ -69,9 +72,10 @@ struct ProcessedBenchmarks {
             observation.value = i
           }
         },
+        { for i in 0..<writes { bridged.value = i } },
       ])
-    let (handResult, observed, loadableWrite, combineResult, observationResult) =
-      (results[0], results[1], results[2], results[3], results[4])
+    let (handResult, observed, loadableWrite, combineResult, observationResult, bridgedWrite) =
+      (results[0], results[1], results[2], results[3], results[4], results[5])
 
     let limit = count == 0 ? 2.0 : 1.5
     Bench.record(
@@ -86,6 +90,9 @@ struct ProcessedBenchmarks {
     Bench.record(
       "write + notify", "@Observed write, \(count) observers", ours: observed,
       against: "withObservationTracking", observationResult)
+    Bench.record(
+      "write + notify", "@Observed write, Observable model (bridge), \(count) observers", ours: bridgedWrite,
+      against: "Mutex + array registry", handResult)
     withExtendedLifetime((tokens, cancellables, sink)) {}
   }
 

@@ -47,7 +47,7 @@ extension StateHost {
   }
 
   /// Cancels the current load, if any; the state stays as it is.
-  @inlinable
+  @inlinable @inline(__always)
   func cancelLoad() {
     guard tracker.isRunning else { return }
     let task = tracker.task
@@ -71,8 +71,9 @@ extension StateHost {
     }
   }
 
-  /// A manual write: cancels the current load, then stores and notifies.
-  @inlinable
+  /// A manual write: cancels the current load, then stores and notifies. Always inlined, like `store`, so that the
+  /// host's accesses are checked at compile time.
+  @inlinable @inline(__always)
   func overwrite(_ state: State) {
     cancelLoad()
     store(state)

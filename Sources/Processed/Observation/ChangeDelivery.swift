@@ -40,6 +40,36 @@ struct SlotLink: Sendable {
     }
   }
 
+  // MARK: The Observation bridge (see ``ObservationBridge``)
+
+  /// Whether Observation tracks the slot's property (its model declares `Observable`). One load: writers of models
+  /// that do not opt in pay this check and nothing else.
+  @inlinable @MainActor
+  var isTrackedByObservation: Bool {
+    slot.withGuaranteedInstance { $0.observation != nil }
+  }
+
+  /// Looks up, once per slot, whether `model` declares `Observable`.
+  @usableFromInline @MainActor
+  func resolveObservation<Model: AnyObject, Value>(of model: Model, _ keyPath: KeyPath<Model, Value>) {
+    let slot = slot.takeUnretainedValue()
+    guard !slot.observationResolved else { return }
+    slot.observationResolved = true
+    slot.observation = ObservationBridge.hook(for: model, keyPath: keyPath)
+  }
+
+  /// Tells Observation the property was read. Out of line: only tracked properties call it.
+  @usableFromInline @MainActor
+  func observationAccess() { slot.takeUnretainedValue().observation?.access() }
+
+  /// Tells Observation the property is about to change.
+  @usableFromInline @MainActor
+  func observationWillSet() { slot.takeUnretainedValue().observation?.willSet() }
+
+  /// Tells Observation the property changed.
+  @usableFromInline @MainActor
+  func observationDidSet() { slot.takeUnretainedValue().observation?.didSet() }
+
   /// Delivers `value` to the slot's observers, in order with the slot's other changes.
   @inlinable @MainActor
   func notify<Value>(_ value: Value) {

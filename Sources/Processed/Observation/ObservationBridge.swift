@@ -19,9 +19,13 @@ class ObservationHook: @unchecked Sendable {
   @usableFromInline
   func access() {}
 
-  /// Runs `mutation` between Observation's will-set and did-set of the property.
+  /// Tells Observation that the property is about to change (a tracked read's `onChange` runs here).
   @usableFromInline
-  func withMutation(_ mutation: () -> Void) { mutation() }
+  func willSet() {}
+
+  /// Tells Observation that the property changed.
+  @usableFromInline
+  func didSet() {}
 }
 
 /// Makes ``ObservationHook``s.
@@ -72,9 +76,14 @@ enum ObservationBridge {
       registrar.access(model as! Subject, keyPath: keyPath)
     }
 
-    override func withMutation(_ mutation: () -> Void) {
-      guard let model else { return mutation() }
-      registrar.withMutation(of: model as! Subject, keyPath: keyPath, mutation)
+    override func willSet() {
+      guard let model else { return }
+      registrar.willSet(model as! Subject, keyPath: keyPath)
+    }
+
+    override func didSet() {
+      guard let model else { return }
+      registrar.didSet(model as! Subject, keyPath: keyPath)
     }
   }
 #endif

@@ -23,10 +23,6 @@ public struct Observed<Value> {
   /// it without reference counting; `anchor` keeps it valid.
   @usableFromInline var link: SlotLink?
   @usableFromInline var anchor: RegistryCore?
-  /// Observation's view of the property, when the model declares `Observable` (see ``ObservationBridge``).
-  @usableFromInline var observation: ObservationHook?
-  /// Whether `observation` was looked for.
-  @usableFromInline var observationResolved = false
 
   /// Creates the property with its initial value.
   ///
@@ -54,60 +50,28 @@ public struct Observed<Value> {
     storage storageKeyPath: ReferenceWritableKeyPath<Model, Self>
   ) -> Value {
     get {
-      if !instance[keyPath: storageKeyPath].observationResolved {
-        resolveObservation(of: instance, wrappedKeyPath, storageKeyPath)
+      if let link = instance[keyPath: storageKeyPath].link {
+        if link.isTrackedByObservation { link.observationAccess() }
+      } else {
+        connectForReading(instance, wrappedKeyPath, storageKeyPath)
       }
-      if let observation = instance[keyPath: storageKeyPath].observation { observation.access() }
       return instance[keyPath: storageKeyPath].value
     }
     set {
       if let link = instance[keyPath: storageKeyPath].store(newValue) {
         notify(newValue, through: link)
       } else {
-        setSlowly(newValue, in: instance, wrappedKeyPath, storageKeyPath)
+        let link = SlotLink(instance.observers, wrappedKeyPath)
+        link.resolveObservation(of: instance, wrappedKeyPath)
+        instance[keyPath: storageKeyPath].connect(link)
+        notify(newValue, through: link)
       }
     }
   }
 
-  /// The first write (which links the property to the model's registry), and every write of a property that
-  /// Observation tracks.
-  @usableFromInline @inline(never) @MainActor
-  static func setSlowly<Model: ObservableModel>(
-    _ newValue: Value, in instance: Model, _ wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
-    _ storageKeyPath: ReferenceWritableKeyPath<Model, Self>
-  ) {
-    let link: SlotLink
-    if let linked = instance[keyPath: storageKeyPath].link {
-      link = linked
-    } else {
-      link = SlotLink(instance.observers, wrappedKeyPath)
-      instance[keyPath: storageKeyPath].connect(link)
-    }
-    resolveObservation(of: instance, wrappedKeyPath, storageKeyPath)
-    if let observation = instance[keyPath: storageKeyPath].observation {
-      observation.withMutation { instance[keyPath: storageKeyPath].value = newValue }
-    } else {
-      instance[keyPath: storageKeyPath].value = newValue
-    }
-    notify(newValue, through: link)
-  }
-
-  /// Looks up, once, whether the model declares `Observable` (see ``ObservationBridge``).
-  @usableFromInline @MainActor
-  static func resolveObservation<Model: ObservableModel>(
-    of instance: Model, _ wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
-    _ storageKeyPath: ReferenceWritableKeyPath<Model, Self>
-  ) {
-    guard !instance[keyPath: storageKeyPath].observationResolved else { return }
-    instance[keyPath: storageKeyPath].observationResolved = true
-    instance[keyPath: storageKeyPath].observation = ObservationBridge.hook(for: instance, keyPath: wrappedKeyPath)
-  }
-
-  /// Stores `newValue` and returns the link to notify through — or, when the property is not linked yet or
-  /// Observation tracks it, stores nothing and returns `nil` (the caller takes the slow path).
+  /// Stores `newValue` and returns the link to notify through, if resolved.
   @inlinable
   mutating func store(_ newValue: Value) -> SlotLink? {
-    guard let link, observation == nil else { return nil }
     value = newValue
     return link
   }
@@ -118,10 +82,28 @@ public struct Observed<Value> {
     anchor = link.anchor
   }
 
-  /// Out of line, so that each property's setter stays small.
+  /// Out of line, so that each property's setter stays small. The value is stored already, so Observation (when
+  /// it tracks the property) hears of the change right before the observers do.
   @inlinable @inline(never) @MainActor
   static func notify(_ value: Value, through link: SlotLink) {
+    if link.isTrackedByObservation {
+      link.observationWillSet()
+      link.observationDidSet()
+    }
     link.notify(value)
+  }
+
+  /// The first read: links the property to the model's registry, so that Observation can track it from the first
+  /// read on. Out of line, and given no key path it would have to keep: the getter's key paths stay literals.
+  @usableFromInline @inline(never) @MainActor
+  static func connectForReading<Model: ObservableModel>(
+    _ instance: Model, _ wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
+    _ storageKeyPath: ReferenceWritableKeyPath<Model, Self>
+  ) {
+    let link = SlotLink(instance.observers, wrappedKeyPath)
+    link.resolveObservation(of: instance, wrappedKeyPath)
+    instance[keyPath: storageKeyPath].connect(link)
+    if link.isTrackedByObservation { link.observationAccess() }
   }
 }
 

@@ -29,6 +29,10 @@ final class ObserverSlot: DeliversInOrder, @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var entries: ContiguousArray<Entry> = []
   /// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
   @usableFromInline @MainActor @exclusivity(unchecked) var delivery = DeliveryState()
+  /// Observation's view of the property, when its model declares `Observable` (see ``ObservationBridge``); resolved
+  /// by the first writer that connects with the model at hand. Main-actor only, like `delivery`.
+  @usableFromInline @MainActor @exclusivity(unchecked) var observation: ObservationHook?
+  @MainActor @exclusivity(unchecked) var observationResolved = false
 
   init(valueType: Any.Type) {
     self.valueType = valueType

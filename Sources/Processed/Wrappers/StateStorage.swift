@@ -5,23 +5,23 @@
 /// the running load (whose task holds the storage only weakly).
 @usableFromInline
 final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInOrder {
-  @usableFromInline var tracker = LoadTracker()
+  // The storage's mutable properties are main-actor only and touched in short accesses that never overlap (no
+  // access spans a call to user code), so their dynamic exclusivity checks are skipped: they cost more than a write.
+  @usableFromInline @exclusivity(unchecked) var tracker = LoadTracker()
   @usableFromInline var sharedHostReference: HostReference<StateStorage>?
   /// A wrapper may be released on any thread: its loads hold it weakly.
   @inlinable static var isReleasedOnMainActorOnly: Bool { false }
   @usableFromInline @exclusivity(unchecked) var delivery = DeliveryState()
-  @usableFromInline var currentState: State
+  @usableFromInline @exclusivity(unchecked) var currentState: State
   /// The wrapper's own observers (`$state.observe`, `$state.states`), created on first use. The storage owns the
   /// registry, so its observers (and `states` sequences) end when the storage goes away.
   @usableFromInline var ownRegistry: ObserverRegistry?
-  @usableFromInline var ownObservers: SlotLink?
+  @usableFromInline @exclusivity(unchecked) var ownObservers: SlotLink?
   /// The enclosing model's registry and slot, once resolved, and the strong reference that keeps them valid.
-  @usableFromInline var modelLink: SlotLink?
+  @usableFromInline @exclusivity(unchecked) var modelLink: SlotLink?
   @usableFromInline var modelAnchor: RegistryCore?
   /// Whether `modelLink` was looked for (a wrapper outside a model has none).
-  @usableFromInline var modelLinkResolved = false
-  /// Observation's view of the property, when the model declares `Observable` (see ``ObservationBridge``).
-  @usableFromInline var observation: ObservationHook?
+  @usableFromInline @exclusivity(unchecked) var modelLinkResolved = false
 
   @usableFromInline
   nonisolated init(_ state: State) {
@@ -32,27 +32,29 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
     tracker.task?.cancel()
   }
 
-  @inlinable
+  /// Always inlined: a write that stays in its caller's function has its exclusive accesses checked at compile
+  /// time; out of line, each access to the storage's properties would pay a dynamic check.
+  @inlinable @inline(__always)
   func store(_ state: State) {
-    if let observation {
-      observation.withMutation { storeAndNotify(state) }
-    } else {
-      storeAndNotify(state)
-    }
-  }
-
-  @inlinable
-  func storeAndNotify(_ state: State) {
     switch (ownObservers, modelLink) {
     case (nil, nil):
       currentState = state
-    case (let link?, nil), (nil, let link?):
+    case (let own?, nil):
       currentState = state
-      deliverInOrder(state, through: link)
+      deliverInOrder(state, through: own)
+    case (nil, let model?):
+      let tracked = model.isTrackedByObservation
+      if tracked { model.observationWillSet() }
+      currentState = state
+      if tracked { model.observationDidSet() }
+      deliverInOrder(state, through: model)
     case (let own?, let model?):
       // Both snapshots first: an observer of one registry that registers with the other does not see this change.
       let recipients = ChangeRecipients(first: own.snapshot(for: state), second: model.snapshot(for: state))
+      let tracked = model.isTrackedByObservation
+      if tracked { model.observationWillSet() }
       currentState = state
+      if tracked { model.observationDidSet() }
       deliverInOrder(state, to: recipients)
     }
   }
@@ -67,14 +69,14 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
     modelLinkResolved = true
     modelLink = SlotLink.resolve(model, keyPath: keyPath)
     modelAnchor = modelLink?.anchor
-    observation = ObservationBridge.hook(for: model, keyPath: keyPath)
+    modelLink?.resolveObservation(of: model, keyPath)
   }
 
   /// The state, read through the model that contains the wrapper (linking the two on first access).
   @inlinable
   func state<Model: AnyObject>(in model: Model, at keyPath: KeyPath<Model, State>) -> State {
     connect(to: model, keyPath: keyPath)
-    observation?.access()
+    if let modelLink, modelLink.isTrackedByObservation { modelLink.observationAccess() }
     return currentState
   }
 
