@@ -22,6 +22,13 @@
     @Observed var title = ""
   }
 
+  /// The example in `ObservableModel`'s documentation.
+  @MainActor
+  final class TrackedFeedModel: ObservableModel, Observable {
+    let observers = ObserverRegistry()
+    @Loadable var feed: LoadableState<[String]>
+  }
+
   /// Counts the `onChange` calls of one `withObservationTracking` registration.
   final class ChangeCounter: Sendable {
     private let box = LockedBox(0)
@@ -110,6 +117,14 @@
       let changes = track { _ = model.count }
       model.count = .loaded(1)
       #expect(changes.count == 0)
+    }
+
+    @Test func theDocumentedExampleIsTracked() async {
+      let model = TrackedFeedModel()
+      let changes = track { _ = model.feed }
+      await model.$feed.load { ["first"] }
+      #expect(changes.count == 1)
+      #expect(model.feed == .loaded(["first"]))
     }
 
     @Test func theBridgeDoesNotKeepTheModelAlive() async {

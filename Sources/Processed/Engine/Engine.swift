@@ -202,7 +202,10 @@ struct AwaitedLoad: Sendable {
   }
 
   /// Returns when the load ends. Cancelling the calling task cancels the load.
-  @inlinable
+  ///
+  /// Main-actor isolated like its callers: a nonisolated `async` function would hop off the main actor to wait and
+  /// back again after, two executor switches per `async` load.
+  @inlinable @MainActor
   func wait() async {
     guard forwardsCancellation else {
       await task.value

@@ -237,7 +237,8 @@ extension LoadableSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await KeyPathHost.startAwaited(
-      self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently).wait()
+      self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently
+    ).wait()
   }
 
   /// Runs a yielding load with interrupts and waits until it ends.
@@ -266,7 +267,8 @@ extension LoadableSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await KeyPathHost.startAwaited(
-      self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently).wait()
+      self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently
+    ).wait()
   }
 
   // MARK: Control

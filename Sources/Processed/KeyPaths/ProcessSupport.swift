@@ -206,7 +206,8 @@ extension ProcessSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await KeyPathHost.startAwaited(
-      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently).wait()
+      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently
+    ).wait()
   }
 
   /// Runs a new ``SingleProcess`` and waits until the run ends.

@@ -81,7 +81,8 @@ struct SlotLink: Sendable {
   @inlinable @MainActor
   func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
     core.withGuaranteedInstance { core in
-      slot.withGuaranteedInstance { slot in core.keyPathWrite(in: slot, value: value, readBack: readBack, write: write) }
+      slot.withGuaranteedInstance { slot in core.keyPathWrite(in: slot, value: value, readBack: readBack, write: write)
+      }
     }
   }
 

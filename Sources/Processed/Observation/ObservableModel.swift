@@ -23,6 +23,24 @@
 /// let token = model.observe(\.feed) { state in print(state) }
 /// model.refresh()  // prints .loading, then .loaded(["first", "second"])
 /// ```
+/// ### SwiftUI and the Observation framework
+///
+/// A model that also declares the Observation framework's `Observable` protocol — the conformance only, not the
+/// `@Observable` macro — gets its `@Loadable`, `@Process` and ``Observed`` properties tracked by Observation:
+/// reading one inside `withObservationTracking` (as SwiftUI does while it runs a view's `body`) makes its next change
+/// call `onChange`, whichever face made the change. Models that do not declare it pay nothing for this.
+///
+/// ```swift
+/// import Observation
+///
+/// @MainActor
+/// final class TrackedFeedModel: ObservableModel, Observable {
+///   let observers = ObserverRegistry()
+///   @Loadable var feed: LoadableState<[String]>
+/// }
+/// ```
+///
+/// Available where Observation is: Linux, and iOS 17, macOS 14, tvOS 17, watchOS 10 and later.
 public protocol ObservableModel: AnyObject {
   /// The registry that delivers this model's changes. Store one: `let observers = ObserverRegistry()`.
   var observers: ObserverRegistry { get }

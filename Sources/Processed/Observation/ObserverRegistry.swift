@@ -226,8 +226,10 @@ final class RegistryCore: @unchecked Sendable {
   /// skips the observer, or the canceller sees the notification and waits until one ends — by then any call it
   /// might have made has started and is "under way". A handler cancelling on the notifying thread never waits.
   ///
-  /// The wait blocks on a condition variable; `call` wakes waiters after ending a notification (see there for why no
-  /// wake-up is lost).
+  /// The wait blocks on a condition variable, which `call` signals after ending a notification when it sees a
+  /// waiter. The notifier reads the waiter count without a fence (a fence would cost every notification), so it
+  /// can miss a waiter that arrives at that instant; the waiter then re-checks its condition after at most one
+  /// `WaitPoint` interval (a millisecond) instead of sleeping until the next signal. It never spins.
   private func waitForCallsToEnd(in slot: ObserverSlot) {
     let slotBits = Self.bits(of: .passUnretained(slot))
     guard activeSlot.load() == slotBits, notifyingThread.load() != currentThreadID() else { return }
@@ -297,14 +299,19 @@ final class RegistryCore: @unchecked Sendable {
         Unmanaged.passUnretained(entries[index].call).withGuaranteedInstance { $0(value) }
       }
     }
-    // Only the notifying thread writes `notificationsEnded`. Restoring `activeSlot` is sequentially consistent,
-    // not a release store: when this notification was nested in another slot's, the loop above resumes reading
-    // `cancellations`, and a release store could be ordered after those reads (x86 lets a store pass a later
-    // load), so a canceller could miss both. It also orders both stores before `waiters` is read: a canceller
-    // increments `waiters` before it checks its condition, so either this sees it and wakes it, or it sees the
-    // change and does not sleep.
+    // Only the notifying thread writes `notificationsEnded`. When this notification was nested in another slot's,
+    // `activeSlot` is handed back with a sequentially consistent exchange, not a release store: the outer loop then
+    // resumes reading `cancellations`, and a release store could be ordered after those reads (x86 lets a store
+    // pass a later load), so a canceller could miss both. At the outermost level no read follows, and a release
+    // store is enough: a canceller only waits for the value to change.
     notificationsEnded.storeRelease(notificationsEnded.load() &+ 1)
-    _ = activeSlot.exchange(previous)
+    if previous == 0 {
+      activeSlot.storeRelease(0)
+    } else {
+      _ = activeSlot.exchange(previous)
+    }
+    // A waiter that increments `waiters` just after this read is not woken here; it sleeps at most one
+    // `WaitPoint` interval before it sees the change itself (see `waitForCallsToEnd`).
     if waiters.load() != 0 { wakeWaiters() }
   }
 

@@ -8,13 +8,12 @@
   import Android
 #endif
 
-/// A mutex and a condition variable: a thread blocks in ``wait(while:)`` until another thread calls
-/// ``wakeAll()`` and the condition no longer holds. Used where a thread must wait for a handler call on another
-/// thread to end — blocking, never spinning.
+/// A mutex and a condition variable: a thread blocks in ``wait(while:)`` until the condition no longer holds. Used
+/// where a thread must wait for a handler call on another thread to end — blocking, never spinning.
 ///
-/// The condition is re-checked under the mutex, and ``wakeAll()`` takes the mutex, so a wake-up that happens between
-/// the waiter's check and its sleep is never lost — provided the waker changes what the condition reads *before*
-/// calling ``wakeAll()``.
+/// The condition is re-checked when ``wakeAll()`` is called (it takes the mutex, so a wake-up between the waiter's
+/// check and its sleep is not lost) and, in any case, every ``interval``: a waker that may miss a waiter that
+/// arrives at the same instant (it reads the waiter count without a fence) delays it by at most that much.
 final class WaitPoint: @unchecked Sendable {
   // `@unchecked`: the mutex and condition are only used through pthread calls, which are thread-safe.
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -40,11 +39,19 @@ final class WaitPoint: @unchecked Sendable {
     mutex.deallocate()
   }
 
+  /// The longest a waiter sleeps before it re-checks its condition by itself.
+  static let interval: Duration = .milliseconds(1)
+
   /// Blocks the calling thread while `condition` is true. `condition` must only read atomics.
   func wait(while condition: () -> Bool) {
     pthread_mutex_lock(mutex)
     while condition() {
-      pthread_cond_wait(self.condition, mutex)
+      var deadline = timespec()
+      clock_gettime(CLOCK_REALTIME, &deadline)
+      let nanoseconds = Int(deadline.tv_nsec) + Int(Self.interval.components.attoseconds / 1_000_000_000)
+      deadline.tv_sec += nanoseconds / 1_000_000_000
+      deadline.tv_nsec = .init(nanoseconds % 1_000_000_000)
+      pthread_cond_timedwait(self.condition, mutex, &deadline)
     }
     pthread_mutex_unlock(mutex)
   }

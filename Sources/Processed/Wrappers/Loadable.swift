@@ -1,7 +1,8 @@
 /// A property wrapper that holds a ``LoadableState`` and drives it with loads that cancel each other, so the
 /// latest load always wins.
 ///
-/// Use it in a view, a view model, a service or a test. Its projected value (`$numbers`) is a
+/// Use it in a view model, a service, a command-line tool or a test — not as a property of a SwiftUI `View`, which
+/// neither re-renders for it nor keeps its storage when it re-creates the view. Its projected value (`$numbers`) is a
 /// ``LoadableController`` that starts, cancels and resets loads and registers observers.
 ///
 /// ```swift

@@ -218,7 +218,8 @@ public struct LoadableController<Value: Sendable> {
     block: @escaping @MainActor () async throws -> Value,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    let load = storage.startAwaited(.load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    let load = storage.startAwaited(
+      .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }

@@ -555,7 +555,8 @@ enum MBSubjectKind: CaseIterable, Sendable {
           states: { controller.states },
           wrapperFace: MBLoadableWrapperSubject(model: model))
         return MBLoadableKeyPathSubject(
-          "LoadableSupport and $value on one @Loadable", model: model, keyPath: \.value, manualWriteNotifies: true, own: own)
+          "LoadableSupport and $value on one @Loadable", model: model, keyPath: \.value, manualWriteNotifies: true,
+          own: own)
       }
     case .processKeyPathDidSet:
       await MBRun.perform(seed, operations, tracing) {
@@ -582,7 +583,8 @@ enum MBSubjectKind: CaseIterable, Sendable {
           states: { controller.states },
           wrapperFace: MBProcessWrapperSubject(model: model))
         return MBProcessKeyPathSubject(
-          "ProcessSupport and $action on one @Process", model: model, keyPath: \.action, manualWriteNotifies: true, own: own)
+          "ProcessSupport and $action on one @Process", model: model, keyPath: \.action, manualWriteNotifies: true,
+          own: own)
       }
     }
   }
