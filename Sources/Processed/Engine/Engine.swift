@@ -18,8 +18,15 @@ extension StateHost {
   /// (the key-path faces read their key path where the compiler sees the caller's literal); `nil`: the host reads it.
   @inlinable @discardableResult
   func start(
-    _ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?, currentState: State? = nil
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?,
+    currentState: State? = nil
   ) -> Task<Void, Never> {
+    var plan = plan
+    if let options {
+      plan.settings = LoadSettings(options)
+    } else if let declared = declaredSettings {
+      plan.settings = declared
+    }
     tracker.clear()?.cancel()
     let id = LoadTracker.nextID()
     let host = hostReference
@@ -40,9 +47,11 @@ extension StateHost {
   /// load running that block). That cancellation is the engine's, not the caller's wish, so it is not passed on to
   /// the new load, which is the newest and must win.
   @inlinable
-  func startAwaited(_ plan: LoadPlan<State>, silently: Bool, currentState: State? = nil) -> AwaitedLoad {
+  func startAwaited(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, currentState: State? = nil
+  ) -> AwaitedLoad {
     let callerWasCancelled = Task.isCancelled
-    let task = start(plan, silently: silently, priority: nil, currentState: currentState)
+    let task = start(plan, silently: silently, options: options, priority: nil, currentState: currentState)
     return AwaitedLoad(task: task, forwardsCancellation: callerWasCancelled || !Task.isCancelled)
   }
 
@@ -114,10 +123,10 @@ extension StateHost {
   @inlinable @inline(__always)
   static func execute(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
     let outcome: LoadOutcome<State>
-    if plan.interrupts.isEmpty {
+    if plan.interrupts.isEmpty, plan.settings == nil {
       outcome = await runBody(plan, id: id, host: host)
     } else {
-      outcome = await runBodyWithInterrupts(plan, id: id, host: host)
+      outcome = await runBodyWithTimers(plan, id: id, host: host)
     }
     host.object?.finish(id, with: outcome)
   }
@@ -143,22 +152,40 @@ extension StateHost {
     }
   }
 
-  /// `runBody` beside a timer task that runs the interrupts. Kept out of `execute`, so that a load without
-  /// interrupts has a small task frame.
+  /// `runBody` beside timer tasks that run the interrupts and the timeout, on the options' clock. Kept out of
+  /// `execute`, so that a load without them has a small task frame.
   @inlinable @inline(never)
-  static func runBodyWithInterrupts(
+  static func runBodyWithTimers(
     _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>
   ) async -> LoadOutcome<State> {
-    let timer = Task {
-      await runInterrupts(plan, id: id, host: host)
+    let timeout = plan.settings?.options.timeout
+    if let timeout, timeout <= .zero {
+      // A zero or negative timeout ends the attempt at once: the block never runs.
+      return LoadOutcome(error: TimeoutError(), failure: plan.failure)
     }
+    let interrupts = plan.interrupts.isEmpty ? nil : Task { await runInterrupts(plan, id: id, host: host) }
+    let deadline = timeout.map { timeout in Task { await runTimeout(after: timeout, plan, id: id, host: host) } }
     let outcome = await withTaskCancellationHandler {
       await runBody(plan, id: id, host: host)
     } onCancel: {
-      timer.cancel()
+      interrupts?.cancel()
+      deadline?.cancel()
     }
-    timer.cancel()
+    interrupts?.cancel()
+    deadline?.cancel()
     return outcome
+  }
+
+  /// Ends load `id` with `TimeoutError()` once `timeout` has passed on the options' clock, if it is still current
+  /// then, and cancels its block's task. A block that ignores cancellation runs on, but the load never writes again.
+  @inlinable
+  static func runTimeout(after timeout: Duration, _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async
+  {
+    do { try await InterruptClock.sleep(for: min(timeout, InterruptClock.longest), on: plan.clock) } catch { return }
+    guard let current = host.object, current.mayWrite(id) else { return }
+    let task = current.tracker.task
+    current.finish(id, with: LoadOutcome(error: TimeoutError(), failure: plan.failure))
+    task?.cancel()
   }
 
   /// Calls `onInterrupt` after each accumulated delay while load `id` is current. A zero or negative delay fires
@@ -171,7 +198,7 @@ extension StateHost {
     for requested in plan.interrupts {
       if requested > .zero {
         let delay = min(requested, InterruptClock.longest)
-        do { try await InterruptClock.sleep(for: delay) } catch { return }
+        do { try await InterruptClock.sleep(for: delay, on: plan.clock) } catch { return }
         accumulated = InterruptClock.longest - accumulated < delay ? InterruptClock.longest : accumulated + delay
       }
       guard let current = host.object, current.mayWrite(id) else { return }
@@ -254,9 +281,9 @@ final class HostReference<Host: AnyObject & Sendable>: @unchecked Sendable {
   }
 }
 
-/// Sleeping for interrupt delays of any size.
+/// Sleeping for delays of any size (interrupts, timeouts) on any clock.
 ///
-/// `Task.sleep(for:)` traps on very large durations (the deadline overflows), so delays are capped at
+/// A clock's `sleep(for:)` traps on very large durations (the deadline overflows), so delays are capped at
 /// ``longest`` (about 292 billion years) and slept in chunks of a day; the accumulated delay saturates there too.
 @usableFromInline
 enum InterruptClock {
@@ -265,11 +292,11 @@ enum InterruptClock {
   private static let chunk = Duration.seconds(86_400)
 
   @usableFromInline
-  static func sleep(for duration: Duration) async throws {
+  static func sleep(for duration: Duration, on clock: any Clock<Duration>) async throws {
     var remaining = duration
     while remaining > .zero {
       let step = min(remaining, chunk)
-      try await Task.sleep(for: step)
+      try await clock.sleep(for: step)
       remaining -= step
     }
   }

@@ -21,6 +21,12 @@ struct LoadPlan<State: ManagedState> {
   @usableFromInline var interrupts: [Duration] = []
   /// Called after each interrupt delay with the accumulated delay; its errors end the load.
   @usableFromInline var onInterrupt: (@MainActor (_ accumulatedDelay: Duration) throws -> Void)?
+  /// The load's options; `nil`: `LoadOptions.default`.
+  @usableFromInline var settings: LoadSettings?
+
+  /// The clock every wait of the load sleeps on.
+  @usableFromInline
+  var clock: any Clock<Duration> { settings?.options.clock ?? ContinuousClock() }
 
   @inlinable
   init(startState: State, work: Work) {

@@ -10,6 +10,8 @@ protocol StateHost<State>: AnyObject, Sendable {
 
   /// The current load's bookkeeping.
   var tracker: LoadTracker { get set }
+  /// The options of loads that were given none (a wrapper's declaration options); `nil`: `LoadOptions.default`.
+  var declaredSettings: LoadSettings? { get }
   /// The state as it is now.
   var currentState: State { get }
   /// Stores `state` and notifies every observer of it.

@@ -12,6 +12,8 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @usableFromInline let model: Model
   @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
   @usableFromInline var tracker = LoadTracker()
+  /// Key-path states have no declaration options.
+  @inlinable var declaredSettings: LoadSettings? { nil }
   @usableFromInline var sharedHostReference: HostReference<KeyPathHost>?
   /// Only main-actor code holds a host: the table, the lookups and the engine (a load's task reaches it through
   /// `sharedHostReference`, which does not retain it).
@@ -97,25 +99,27 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @inlinable @inline(__always) @discardableResult
   static func start(
     _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool,
-    priority: TaskPriority?
+    options: LoadOptions?, priority: TaskPriority?
   ) -> Task<Void, Never> {
     let (current, storage) = WrapperLookup.read(model, keyPath)
     if let storage {
-      return storage.start(plan, silently: silently, priority: priority, currentState: current)
+      return storage.start(plan, silently: silently, options: options, priority: priority, currentState: current)
     }
-    return forLoad(model, keyPath).start(plan, silently: silently, priority: priority, currentState: current)
+    return forLoad(model, keyPath).start(
+      plan, silently: silently, options: options, priority: priority, currentState: current)
   }
 
   /// Starts a load of `keyPath` of `model` for an `async` caller (see `StateHost.startAwaited`).
   @inlinable @inline(__always)
   static func startAwaited(
-    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool
+    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool,
+    options: LoadOptions?
   ) -> AwaitedLoad {
     let (current, storage) = WrapperLookup.read(model, keyPath)
     if let storage {
-      return storage.startAwaited(plan, silently: silently, currentState: current)
+      return storage.startAwaited(plan, silently: silently, options: options, currentState: current)
     }
-    return forLoad(model, keyPath).startAwaited(plan, silently: silently, currentState: current)
+    return forLoad(model, keyPath).startAwaited(plan, silently: silently, options: options, currentState: current)
   }
 
   /// Cancels the running load of `keyPath` of `model`, if any.

@@ -57,6 +57,7 @@ extension LoadableSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - priority: The priority of the load's task.
   ///   - block: Returns the loaded value, or throws.
   /// - Returns: The load's task. Cancelling it cancels the load.
@@ -66,10 +67,11 @@ extension LoadableSupport {
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
-    KeyPathHost.start(self, state, .load(returning: block), silently: silently, priority: priority)
+    KeyPathHost.start(self, state, .load(returning: block), silently: silently, options: options, priority: priority)
   }
 
   /// Starts a load whose block writes states through `yield`, and returns its task.
@@ -84,6 +86,7 @@ extension LoadableSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - priority: The priority of the load's task.
   ///   - block: Writes states with `yield`, or throws.
   /// - Returns: The load's task.
@@ -93,10 +96,11 @@ extension LoadableSupport {
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) -> Task<Void, Never> {
-    KeyPathHost.start(self, state, .load(yielding: block), silently: silently, priority: priority)
+    KeyPathHost.start(self, state, .load(yielding: block), silently: silently, options: options, priority: priority)
   }
 
   /// Starts a load with interrupts and returns its task. The delays accumulate; an error thrown from
@@ -113,6 +117,7 @@ extension LoadableSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - priority: The priority of the load's task.
   ///   - block: Returns the loaded value, or throws.
@@ -124,6 +129,7 @@ extension LoadableSupport {
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value,
@@ -131,6 +137,7 @@ extension LoadableSupport {
   ) -> Task<Void, Never> {
     KeyPathHost.start(
       self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently,
+      options: options,
       priority: priority)
   }
 
@@ -147,6 +154,7 @@ extension LoadableSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - priority: The priority of the load's task.
   ///   - block: Writes states with `yield`, or throws.
@@ -158,6 +166,7 @@ extension LoadableSupport {
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
@@ -165,6 +174,7 @@ extension LoadableSupport {
   ) -> Task<Void, Never> {
     KeyPathHost.start(
       self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently,
+      options: options,
       priority: priority)
   }
 
@@ -180,15 +190,17 @@ extension LoadableSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - block: Returns the loaded value, or throws.
   @MainActor
   @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) async {
-    await KeyPathHost.startAwaited(self, state, .load(returning: block), silently: silently).wait()
+    await KeyPathHost.startAwaited(self, state, .load(returning: block), silently: silently, options: options).wait()
   }
 
   /// Runs a yielding load into the state at `state` and waits until it ends.
@@ -200,15 +212,17 @@ extension LoadableSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - block: Writes states with `yield`, or throws.
   @MainActor
   @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) async {
-    await KeyPathHost.startAwaited(self, state, .load(yielding: block), silently: silently).wait()
+    await KeyPathHost.startAwaited(self, state, .load(yielding: block), silently: silently, options: options).wait()
   }
 
   /// Loads with interrupts and waits until the load ends.
@@ -224,6 +238,7 @@ extension LoadableSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: Returns the loaded value, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
@@ -232,12 +247,14 @@ extension LoadableSupport {
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await KeyPathHost.startAwaited(
-      self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently
+      self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently,
+      options: options
     ).wait()
   }
 
@@ -254,6 +271,7 @@ extension LoadableSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: Writes states with `yield`, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
@@ -262,12 +280,13 @@ extension LoadableSupport {
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await KeyPathHost.startAwaited(
-      self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently
+      self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options
     ).wait()
   }
 

@@ -43,6 +43,7 @@ extension ProcessSupport {
   ///   - state: The key path of the state.
   ///   - process: The process that runs; the state becomes `.running(process)`.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: `.default`, or a `@Process` property's declaration options.
   ///   - priority: The priority of the run's task.
   ///   - block: The work; returning finishes the process, throwing fails it.
   /// - Returns: The run's task.
@@ -53,10 +54,11 @@ extension ProcessSupport {
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
-    KeyPathHost.start(self, state, .run(process, block), silently: silently, priority: priority)
+    KeyPathHost.start(self, state, .run(process, block), silently: silently, options: options, priority: priority)
   }
 
   /// Runs `process` with interrupts and returns its task.
@@ -73,6 +75,7 @@ extension ProcessSupport {
   ///   - state: The key path of the state.
   ///   - process: The process that runs.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: `.default`, or a `@Process` property's declaration options.
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - priority: The priority of the run's task.
   ///   - block: The work.
@@ -85,13 +88,15 @@ extension ProcessSupport {
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     KeyPathHost.start(
-      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority
+      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options,
+      priority: priority
     )
   }
 
@@ -104,6 +109,7 @@ extension ProcessSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: `.default`, or a `@Process` property's declaration options.
   ///   - priority: The priority of the run's task.
   ///   - block: The work.
   /// - Returns: The run's task.
@@ -113,10 +119,11 @@ extension ProcessSupport {
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
-    run(state, as: SingleProcess(), silently: silently, priority: priority, block: block)
+    run(state, as: SingleProcess(), silently: silently, options: options, priority: priority, block: block)
   }
 
   /// Runs a new ``SingleProcess`` with interrupts and returns its task.
@@ -132,6 +139,7 @@ extension ProcessSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: `.default`, or a `@Process` property's declaration options.
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - priority: The priority of the run's task.
   ///   - block: The work.
@@ -143,13 +151,15 @@ extension ProcessSupport {
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     run(
-      state, as: SingleProcess(), silently: silently, interrupts: interrupts, priority: priority, block: block,
+      state, as: SingleProcess(), silently: silently, options: options, interrupts: interrupts, priority: priority,
+      block: block,
       onInterrupt: onInterrupt)
   }
 
@@ -166,6 +176,7 @@ extension ProcessSupport {
   ///   - state: The key path of the state.
   ///   - process: The process that runs.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: `.default`, or a `@Process` property's declaration options.
   ///   - block: The work.
   @MainActor
   @inlinable
@@ -173,9 +184,10 @@ extension ProcessSupport {
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) async {
-    await KeyPathHost.startAwaited(self, state, .run(process, block), silently: silently).wait()
+    await KeyPathHost.startAwaited(self, state, .run(process, block), silently: silently, options: options).wait()
   }
 
   /// Runs `process` with interrupts and waits until the run ends.
@@ -192,6 +204,7 @@ extension ProcessSupport {
   ///   - state: The key path of the state.
   ///   - process: The process that runs.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: `.default`, or a `@Process` property's declaration options.
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
@@ -201,12 +214,13 @@ extension ProcessSupport {
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await KeyPathHost.startAwaited(
-      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently
+      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options
     ).wait()
   }
 
@@ -219,15 +233,17 @@ extension ProcessSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: `.default`, or a `@Process` property's declaration options.
   ///   - block: The work.
   @MainActor
   @inlinable
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) async {
-    await run(state, as: SingleProcess(), silently: silently, block: block)
+    await run(state, as: SingleProcess(), silently: silently, options: options, block: block)
   }
 
   /// Runs a new ``SingleProcess`` with interrupts and waits until the run ends.
@@ -243,6 +259,7 @@ extension ProcessSupport {
   /// - Parameters:
   ///   - state: The key path of the state.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: `.default`, or a `@Process` property's declaration options.
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
@@ -251,12 +268,14 @@ extension ProcessSupport {
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void,
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await run(
-      state, as: SingleProcess(), silently: silently, interrupts: interrupts, block: block, onInterrupt: onInterrupt)
+      state, as: SingleProcess(), silently: silently, options: options, interrupts: interrupts, block: block,
+      onInterrupt: onInterrupt)
   }
 
   // MARK: Control

@@ -38,6 +38,20 @@ public struct Loadable<Value: Sendable>: Sendable {
     storage = StateStorage(wrappedValue)
   }
 
+  /// Creates the wrapper with an initial state and the options its loads use when a call gives none.
+  ///
+  /// ```swift
+  /// @Loadable(options: LoadOptions(timeout: .seconds(10))) var feed: LoadableState<[String]>
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The initial state; `.absent` unless given.
+  ///   - options: The declaration's options; a call's `options:` replaces them as a whole.
+  @inlinable
+  public init(wrappedValue: LoadableState<Value> = .absent, options: LoadOptions) {
+    storage = StateStorage(wrappedValue, options: options)
+  }
+
   /// The current state. Setting it cancels a running load, then stores the new state and notifies observers.
   @MainActor
   @inlinable

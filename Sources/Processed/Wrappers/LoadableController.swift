@@ -50,6 +50,7 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.loading` first (a refresh that keeps showing content).
+  ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - priority: The priority of the load's task.
   ///   - block: Returns the loaded value, or throws.
   /// - Returns: The load's task. Cancelling it cancels the load (the state stays as it is).
@@ -57,10 +58,11 @@ public struct LoadableController<Value: Sendable> {
   @inlinable
   public func load(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
-    storage.start(.load(returning: block), silently: silently, priority: priority)
+    storage.start(.load(returning: block), silently: silently, options: options, priority: priority)
   }
 
   /// Starts a load whose block writes states through `yield`, and returns its task.
@@ -75,6 +77,7 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - priority: The priority of the load's task.
   ///   - block: Writes states with `yield`, or throws.
   /// - Returns: The load's task.
@@ -82,10 +85,11 @@ public struct LoadableController<Value: Sendable> {
   @inlinable
   public func load(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) -> Task<Void, Never> {
-    storage.start(.load(yielding: block), silently: silently, priority: priority)
+    storage.start(.load(yielding: block), silently: silently, options: options, priority: priority)
   }
 
   /// Starts a load with interrupts, and returns its task.
@@ -106,6 +110,7 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - priority: The priority of the load's task.
   ///   - block: Returns the loaded value, or throws.
@@ -115,13 +120,15 @@ public struct LoadableController<Value: Sendable> {
   @inlinable
   public func load(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     block: @escaping @MainActor () async throws -> Value,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     storage.start(
-      .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+      .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options,
+      priority: priority)
   }
 
   /// Starts a yielding load with interrupts, and returns its task. See
@@ -138,6 +145,7 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - priority: The priority of the load's task.
   ///   - block: Writes states with `yield`, or throws.
@@ -147,13 +155,15 @@ public struct LoadableController<Value: Sendable> {
   @inlinable
   public func load(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     storage.start(
-      .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+      .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options,
+      priority: priority)
   }
 
   // MARK: async forms
@@ -166,13 +176,15 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - block: Returns the loaded value, or throws.
   @inlinable
   public consuming func load(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     block: @escaping @MainActor () async throws -> Value
   ) async {
-    let load = storage.startAwaited(.load(returning: block), silently: silently)
+    let load = storage.startAwaited(.load(returning: block), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }
@@ -185,13 +197,15 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - block: Writes states with `yield`, or throws.
   @inlinable
   public consuming func load(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) async {
-    let load = storage.startAwaited(.load(yielding: block), silently: silently)
+    let load = storage.startAwaited(.load(yielding: block), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }
@@ -208,18 +222,20 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: Returns the loaded value, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   @inlinable
   public consuming func load(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     block: @escaping @MainActor () async throws -> Value,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     let load = storage.startAwaited(
-      .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+      .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }
@@ -236,17 +252,20 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.loading` first.
+  ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: Writes states with `yield`, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   @inlinable
   public consuming func load(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    let load = storage.startAwaited(.load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    let load = storage.startAwaited(
+      .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }

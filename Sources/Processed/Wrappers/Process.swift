@@ -38,6 +38,32 @@ public struct Process<ProcessKind: Equatable & Sendable>: Sendable {
     storage = StateStorage(wrappedValue)
   }
 
+  /// Creates the wrapper with an initial state and the options its runs use when a call gives none.
+  ///
+  /// ```swift
+  /// @Process(options: LoadOptions(timeout: .seconds(30))) var upload: ProcessState<Upload>
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - wrappedValue: The initial state; `.idle` unless given.
+  ///   - options: The declaration's options; a call's `options:` replaces them as a whole.
+  @inlinable
+  public init(wrappedValue: ProcessState<ProcessKind> = .idle, options: LoadOptions) {
+    storage = StateStorage(wrappedValue, options: options)
+  }
+
+  /// Creates an idle single-process wrapper with options, so that `@Process(options: o) var save` needs no type.
+  ///
+  /// ```swift
+  /// @Process(options: LoadOptions(timeout: .seconds(30))) var save
+  /// ```
+  ///
+  /// - Parameter options: The declaration's options; a call's `options:` replaces them as a whole.
+  @inlinable
+  public init(options: LoadOptions) where ProcessKind == SingleProcess {
+    storage = StateStorage(.idle, options: options)
+  }
+
   /// Creates an idle single-process wrapper, so that `@Process var save` needs no type.
   @inlinable
   public init() where ProcessKind == SingleProcess {

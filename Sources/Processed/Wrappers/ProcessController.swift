@@ -45,6 +45,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// - Parameters:
   ///   - process: The process that runs; the state becomes `.running(process)`.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: the declaration's (`@Process(options:)`).
   ///   - priority: The priority of the run's task.
   ///   - block: The work; returning finishes the process, throwing fails it.
   /// - Returns: The run's task. Cancelling it cancels the run (the state stays as it is).
@@ -53,10 +54,11 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
-    storage.start(.run(process, block), silently: silently, priority: priority)
+    storage.start(.run(process, block), silently: silently, options: options, priority: priority)
   }
 
   /// Runs `process` with interrupts and returns its task. Interrupts work as for
@@ -74,6 +76,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// - Parameters:
   ///   - process: The process that runs.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: the declaration's (`@Process(options:)`).
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - priority: The priority of the run's task.
   ///   - block: The work.
@@ -84,12 +87,15 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     block: @escaping @MainActor () async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
-    storage.start(.run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, priority: priority)
+    storage.start(
+      .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options,
+      priority: priority)
   }
 
   // MARK: async forms
@@ -103,14 +109,16 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// - Parameters:
   ///   - process: The process that runs.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: the declaration's (`@Process(options:)`).
   ///   - block: The work.
   @inlinable
   public consuming func run(
     _ process: ProcessKind,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     block: @escaping @MainActor () async throws -> Void
   ) async {
-    let load = storage.startAwaited(.run(process, block), silently: silently)
+    let load = storage.startAwaited(.run(process, block), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }
@@ -128,6 +136,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// - Parameters:
   ///   - process: The process that runs.
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: the declaration's (`@Process(options:)`).
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
@@ -135,11 +144,13 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   public consuming func run(
     _ process: ProcessKind,
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     block: @escaping @MainActor () async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    let load = storage.startAwaited(.run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently)
+    let load = storage.startAwaited(
+      .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }
@@ -203,6 +214,7 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: the declaration's (`@Process(options:)`).
   ///   - priority: The priority of the run's task.
   ///   - block: The work.
   /// - Returns: The run's task.
@@ -210,10 +222,11 @@ extension ProcessController where ProcessKind == SingleProcess {
   @inlinable
   public func run(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
-    run(SingleProcess(), silently: silently, priority: priority, block: block)
+    run(SingleProcess(), silently: silently, options: options, priority: priority, block: block)
   }
 
   /// Runs a new ``SingleProcess`` with interrupts and returns its task.
@@ -228,6 +241,7 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: the declaration's (`@Process(options:)`).
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - priority: The priority of the run's task.
   ///   - block: The work.
@@ -237,13 +251,14 @@ extension ProcessController where ProcessKind == SingleProcess {
   @inlinable
   public func run(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     block: @escaping @MainActor () async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     run(
-      SingleProcess(), silently: silently, interrupts: interrupts, priority: priority, block: block,
+      SingleProcess(), silently: silently, options: options, interrupts: interrupts, priority: priority, block: block,
       onInterrupt: onInterrupt)
   }
 
@@ -255,10 +270,13 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: the declaration's (`@Process(options:)`).
   ///   - block: The work.
   @inlinable
-  public consuming func run(silently: Bool = false, block: @escaping @MainActor () async throws -> Void) async {
-    await (consume self).run(SingleProcess(), silently: silently, block: block)
+  public consuming func run(
+    silently: Bool = false, options: LoadOptions? = nil, block: @escaping @MainActor () async throws -> Void
+  ) async {
+    await (consume self).run(SingleProcess(), silently: silently, options: options, block: block)
   }
 
   /// Runs a new ``SingleProcess`` with interrupts and waits until the run ends.
@@ -273,17 +291,20 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///
   /// - Parameters:
   ///   - silently: When `true`, the state is not set to `.running` first.
+  ///   - options: The run's options; `nil`: the declaration's (`@Process(options:)`).
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   @inlinable
   public consuming func run(
     silently: Bool = false,
+    options: LoadOptions? = nil,
     interrupts: [Duration],
     block: @escaping @MainActor () async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await (consume self).run(
-      SingleProcess(), silently: silently, interrupts: interrupts, block: block, onInterrupt: onInterrupt)
+      SingleProcess(), silently: silently, options: options, interrupts: interrupts, block: block,
+      onInterrupt: onInterrupt)
   }
 }

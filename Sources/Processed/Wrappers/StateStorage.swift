@@ -23,9 +23,13 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   /// Whether `modelLink` was looked for (a wrapper outside a model has none).
   @usableFromInline @exclusivity(unchecked) var modelLinkResolved = false
 
+  /// The declaration's options (`@Loadable(options:)`), for loads given none.
+  @usableFromInline let declaredSettings: LoadSettings?
+
   @usableFromInline
-  nonisolated init(_ state: State) {
+  nonisolated init(_ state: State, options: LoadOptions? = nil) {
     currentState = state
+    declaredSettings = options.map(LoadSettings.init)
   }
 
   deinit {

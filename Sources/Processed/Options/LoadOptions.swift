@@ -1,0 +1,91 @@
+/// How a load runs: its retry policy, timeout, debounce, overlap policy, limiter and the clock every wait sleeps on.
+///
+/// Give options to a declaration — `@Loadable(options: o) var feed: LoadableState<[Item]>` — or to one call —
+/// `$feed.load(options: o) { … }`. Options given to a call replace the declaration's as a whole; `nil` means the
+/// declaration's (`.default` for key-path states).
+///
+/// ```swift
+/// @MainActor
+/// final class FeedModel {
+///   @Loadable(options: LoadOptions(timeout: .seconds(10))) var feed: LoadableState<[String]>
+///
+///   func refresh() {
+///     $feed.load { try await api.feed() }  // ends with .error(TimeoutError()) after 10 s
+///   }
+/// }
+/// ```
+///
+/// Every wait the library makes sleeps on ``clock``; with a manual clock (`TestClock` from `ProcessedTesting`), a
+/// test controls time completely.
+///
+/// > Important: ``retry``, ``debounce``, ``overlap`` `.joinRunning` and ``limiter`` are declared but not yet
+/// > implemented: a load given any of them stops with a precondition failure that says so, rather than ignoring
+/// > it. ``timeout`` and ``clock`` work.
+public struct LoadOptions: Sendable {
+  /// Whether and how a failed attempt is retried. Default: ``RetryPolicy/never``.
+  public var retry: RetryPolicy
+  /// How long one attempt may run before it ends with ``TimeoutError``; `nil` (the default): no limit. Zero or
+  /// negative: the attempt ends at once, without running the block.
+  public var timeout: Duration?
+  /// Whether a load waits before it starts, and how. Default: `nil`, no debounce.
+  public var debounce: Debounce?
+  /// What a load call does while a load of the same state is in progress. Default: ``OverlapPolicy/cancelRunning``.
+  public var overlap: OverlapPolicy
+  /// A limiter shared with other states, which caps how many blocks run at once. Default: `nil`, no limit.
+  public var limiter: LoadLimiter?
+  /// The clock every wait of the load sleeps on: interrupts, the timeout, retry delays, debounce. Default:
+  /// `ContinuousClock()`.
+  public var clock: any Clock<Duration>
+
+  /// Creates options; every argument has the default a load has without options.
+  ///
+  /// ```swift
+  /// let options = LoadOptions(timeout: .seconds(5), clock: ContinuousClock())
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - retry: Whether and how a failed attempt is retried.
+  ///   - timeout: How long one attempt may run.
+  ///   - debounce: Whether a load waits before it starts.
+  ///   - overlap: What a call does while a load is in progress.
+  ///   - limiter: A limiter shared with other states.
+  ///   - clock: The clock every wait sleeps on.
+  public init(
+    retry: RetryPolicy = .never, timeout: Duration? = nil, debounce: Debounce? = nil,
+    overlap: OverlapPolicy = .cancelRunning, limiter: LoadLimiter? = nil,
+    clock: any Clock<Duration> = ContinuousClock()
+  ) {
+    self.retry = retry
+    self.timeout = timeout
+    self.debounce = debounce
+    self.overlap = overlap
+    self.limiter = limiter
+    self.clock = clock
+  }
+
+  /// The options of a load that was given none: no retry, no timeout, no debounce, `.cancelRunning`, no limiter,
+  /// `ContinuousClock()`.
+  ///
+  /// ```swift
+  /// var options = LoadOptions.default
+  /// options.timeout = .seconds(30)
+  /// ```
+  public static var `default`: LoadOptions { LoadOptions() }
+}
+
+extension LoadOptions {
+  /// Stops with a clear message when the options ask for a policy this version does not implement yet, rather than
+  /// ignoring it.
+  @usableFromInline
+  func checkSupported() {
+    precondition(
+      retry.maxRetries <= 0,
+      "Processed: LoadOptions.retry is not implemented yet; a load with a retry policy cannot run (use .never)")
+    precondition(debounce == nil, "Processed: LoadOptions.debounce is not implemented yet; a load cannot be debounced")
+    precondition(
+      overlap == .cancelRunning,
+      "Processed: LoadOptions.overlap .joinRunning is not implemented yet (use .cancelRunning)")
+    precondition(
+      limiter == nil, "Processed: LoadOptions.limiter is not implemented yet; a load cannot wait for a permit")
+  }
+}
