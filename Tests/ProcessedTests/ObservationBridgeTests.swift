@@ -99,6 +99,16 @@
       #expect(changes.count == 1)
     }
 
+    @Test func aReadBeforeAnyWriteIsTracked() async {
+      let model = BridgedModel()
+      let title = track { _ = model.title }
+      let count = track { _ = model.count }
+      model.title = "first"
+      model.count = .loaded(1)
+      #expect(title.count == 1)
+      #expect(count.count == 1)
+    }
+
     @Test func theModelsOwnObserversStillHearEveryChangeOnce() async {
       let model = BridgedModel()
       let history = Recorder<LoadableState<Int>>()

@@ -53,7 +53,12 @@ public struct Observed<Value> {
       if let link = instance[keyPath: storageKeyPath].link {
         if link.isTrackedByObservation { link.observationAccess() }
       } else {
-        connectForReading(instance, wrappedKeyPath, storageKeyPath)
+        // The first read links the property to the model's registry, so that Observation tracks it from its first
+        // read on (a SwiftUI view that reads it before anything wrote it re-renders on its first change).
+        let link = SlotLink(instance.observers, wrappedKeyPath)
+        link.resolveObservation(of: instance, wrappedKeyPath)
+        instance[keyPath: storageKeyPath].connect(link)
+        if link.isTrackedByObservation { link.observationAccess() }
       }
       return instance[keyPath: storageKeyPath].value
     }
@@ -91,19 +96,6 @@ public struct Observed<Value> {
       link.observationDidSet()
     }
     link.notify(value)
-  }
-
-  /// The first read: links the property to the model's registry, so that Observation can track it from the first
-  /// read on. Out of line, and given no key path it would have to keep: the getter's key paths stay literals.
-  @usableFromInline @inline(never) @MainActor
-  static func connectForReading<Model: ObservableModel>(
-    _ instance: Model, _ wrappedKeyPath: ReferenceWritableKeyPath<Model, Value>,
-    _ storageKeyPath: ReferenceWritableKeyPath<Model, Self>
-  ) {
-    let link = SlotLink(instance.observers, wrappedKeyPath)
-    link.resolveObservation(of: instance, wrappedKeyPath)
-    instance[keyPath: storageKeyPath].connect(link)
-    if link.isTrackedByObservation { link.observationAccess() }
   }
 }
 
