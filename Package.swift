@@ -7,12 +7,14 @@ let package = Package(
     .macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1),
   ],
   products: [
-    .library(name: "Processed", targets: ["Processed"])
+    .library(name: "Processed", targets: ["Processed"]),
+    .library(name: "ProcessedTesting", targets: ["ProcessedTesting"]),
   ],
   targets: [
     .target(name: "CProcessedAtomics"),
     .target(name: "Processed", dependencies: ["CProcessedAtomics"]),
-    .testTarget(name: "ProcessedTests", dependencies: ["Processed"]),
+    .target(name: "ProcessedTesting", dependencies: ["Processed"]),
+    .testTarget(name: "ProcessedTests", dependencies: ["Processed", "ProcessedTesting"]),
     .executableTarget(name: "Demo", dependencies: ["Processed"], path: "Playgrounds/Demo"),
     .executableTarget(name: "Stories", dependencies: ["Processed"], path: "Playgrounds/Stories"),
   ],

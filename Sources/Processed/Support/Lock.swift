@@ -16,7 +16,7 @@
 /// and on Apple platforms it needs macOS 15; this box uses `os_unfair_lock` on Apple platforms and
 /// `pthread_mutex_t` elsewhere, as swift-nio and swift-log do.
 @usableFromInline
-final class LockedBox<State>: @unchecked Sendable {
+package final class LockedBox<State>: @unchecked Sendable {
   #if canImport(Darwin)
     private typealias Primitive = os_unfair_lock
   #else
@@ -26,7 +26,7 @@ final class LockedBox<State>: @unchecked Sendable {
   private let primitive: UnsafeMutablePointer<Primitive>
   private var state: State
 
-  init(_ state: State) {
+  package init(_ state: State) {
     self.state = state
     primitive = .allocate(capacity: 1)
     #if canImport(Darwin)
@@ -48,7 +48,7 @@ final class LockedBox<State>: @unchecked Sendable {
 
   /// Runs `body` with exclusive access to the state. `body` must not call back into user code.
   @inline(__always)
-  func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
     #if canImport(Darwin)
       os_unfair_lock_lock(primitive)
       defer { os_unfair_lock_unlock(primitive) }

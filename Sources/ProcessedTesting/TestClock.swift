@@ -1,0 +1,274 @@
+internal import Processed
+
+/// A clock whose time moves only when a test moves it: give it to a load's options, and a test controls every wait
+/// the load makes — interrupts, timeouts — without sleeping on real time.
+///
+/// ```swift
+/// let clock = TestClock()
+/// let task: Task<Void, Never> = model.$feed.load(options: LoadOptions(timeout: .seconds(10), clock: clock)) {
+///   try await api.feed()
+/// }
+/// try await clock.waitForSleepers(1)  // the timeout's timer is sleeping
+/// clock.advance(by: .seconds(10))    // the load ends with .error(TimeoutError())
+/// await task.value
+/// ```
+///
+/// - ``advance(by:)`` and ``advance(to:)`` move ``now`` and wake, in deadline order, every task whose deadline has
+///   been reached. A sleep whose deadline is not after ``now`` returns at once.
+/// - ``waitForSleepers(_:timeLimit:)`` suspends until the given number of tasks sleep on the clock, so a test knows
+///   the load is waiting before it moves time — no yield loops, no real sleeps.
+/// - A sleeping task that is cancelled throws `CancellationError` at once and no longer counts as sleeping.
+///
+/// Thread-safe: a test may advance the clock from any task.
+public final class TestClock: Clock, Sendable {
+  /// A point in a ``TestClock``'s time: the duration since the clock's start.
+  public struct Instant: InstantProtocol, Hashable, Sendable {
+    /// The time since the clock's start (the clock starts at `.zero` unless told otherwise).
+    public var offset: Duration
+
+    /// Creates an instant at `offset` from the clock's start.
+    ///
+    /// ```swift
+    /// let later = TestClock.Instant(offset: .seconds(5))
+    /// ```
+    ///
+    /// - Parameter offset: The time since the clock's start.
+    public init(offset: Duration) {
+      self.offset = offset
+    }
+
+    /// The instant `duration` later (earlier when negative); saturates instead of overflowing.
+    ///
+    /// ```swift
+    /// let deadline = clock.now.advanced(by: .seconds(1))
+    /// ```
+    ///
+    /// - Parameter duration: The distance.
+    /// - Returns: The instant.
+    public func advanced(by duration: Duration) -> Instant {
+      Instant(offset: Self.saturatingSum(offset, duration))
+    }
+
+    /// The duration from this instant to `other`; saturates instead of overflowing.
+    ///
+    /// ```swift
+    /// let elapsed = start.duration(to: clock.now)
+    /// ```
+    ///
+    /// - Parameter other: The later instant.
+    /// - Returns: The duration.
+    public func duration(to other: Instant) -> Duration {
+      Self.clamped(other.offset - offset)
+    }
+
+    /// Whether `lhs` is earlier than `rhs`.
+    public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+
+    private static let largest = Duration.seconds(Int64.max)
+    private static let smallest = Duration.seconds(Int64.min)
+
+    /// Durations hold 128 bits of attoseconds, so sums of two durations within ±`Int64.max` seconds never overflow;
+    /// clamping keeps every instant in that range.
+    private static func clamped(_ duration: Duration) -> Duration {
+      min(max(duration, smallest), largest)
+    }
+
+    private static func saturatingSum(_ lhs: Duration, _ rhs: Duration) -> Duration {
+      clamped(lhs + rhs)
+    }
+  }
+
+  /// Why ``waitForSleepers(_:timeLimit:)`` gave up.
+  public struct TimeLimitExceeded: Error, CustomStringConvertible {
+    /// What was waited for.
+    public let description: String
+  }
+
+  private struct Sleeper {
+    let id: UInt64
+    let deadline: Instant
+    let continuation: CheckedContinuation<Void, any Error>
+  }
+
+  private struct SleeperWaiter {
+    let id: UInt64
+    let count: Int
+    let continuation: CheckedContinuation<Void, any Error>
+  }
+
+  private struct State {
+    var now: Instant
+    var nextID: UInt64 = 0
+    var sleepers: [Sleeper] = []
+    /// Sleeps cancelled before they registered (their handler ran first).
+    var cancelledBeforeSleeping: Set<UInt64> = []
+    var waiters: [SleeperWaiter] = []
+
+    /// Removes and returns the waiters satisfied by the number of sleepers now.
+    mutating func satisfiedWaiters() -> [SleeperWaiter] {
+      let count = sleepers.count
+      let satisfied = waiters.filter { $0.count <= count }
+      waiters.removeAll { $0.count <= count }
+      return satisfied
+    }
+  }
+
+  private let state: LockedBox<State>
+
+  /// Creates a clock whose time starts at `now`.
+  ///
+  /// ```swift
+  /// let clock = TestClock()
+  /// ```
+  ///
+  /// - Parameter now: The clock's initial time.
+  public init(now: Instant = Instant(offset: .zero)) {
+    state = LockedBox(State(now: now))
+  }
+
+  /// The clock's current time; it moves only through ``advance(by:)`` and ``advance(to:)``.
+  public var now: Instant { state.withLock { $0.now } }
+
+  /// `.zero`: a test clock is exact.
+  public var minimumResolution: Duration { .zero }
+
+  /// The number of tasks sleeping on the clock now.
+  ///
+  /// ```swift
+  /// #expect(clock.sleeperCount == 0)  // nothing waits any more
+  /// ```
+  public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+  /// Suspends until ``now`` reaches `deadline` (returns at once when it already has). Throws `CancellationError`
+  /// at once when the calling task is cancelled, before or during the sleep.
+  ///
+  /// ```swift
+  /// try await clock.sleep(until: clock.now.advanced(by: .seconds(1)))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - deadline: The instant to wake at.
+  ///   - tolerance: Ignored: a test clock is exact.
+  public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+    try Task.checkCancellation()
+    let id: UInt64? = state.withLock { state in
+      if deadline <= state.now { return nil }
+      state.nextID &+= 1
+      return state.nextID
+    }
+    guard let id else { return }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        let (satisfied, wakeNow, cancelled) = state.withLock { state -> ([SleeperWaiter], Bool, Bool) in
+          if state.cancelledBeforeSleeping.remove(id) != nil { return ([], false, true) }
+          if deadline <= state.now { return ([], true, false) }
+          state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+          return (state.satisfiedWaiters(), false, false)
+        }
+        // Continuations are resumed outside the lock.
+        if cancelled {
+          continuation.resume(throwing: CancellationError())
+        } else if wakeNow {
+          continuation.resume()
+        }
+        for waiter in satisfied { waiter.continuation.resume() }
+      }
+    } onCancel: {
+      let removed: Sleeper? = state.withLock { state in
+        if let index = state.sleepers.firstIndex(where: { $0.id == id }) {
+          return state.sleepers.remove(at: index)
+        }
+        state.cancelledBeforeSleeping.insert(id)
+        return nil
+      }
+      removed?.continuation.resume(throwing: CancellationError())
+    }
+  }
+
+  /// Moves time forward by `duration` and wakes, in deadline order, every task whose deadline has been reached.
+  ///
+  /// ```swift
+  /// clock.advance(by: .seconds(5))
+  /// ```
+  ///
+  /// - Parameter duration: How far; must not be negative.
+  public func advance(by duration: Duration) {
+    precondition(duration >= .zero, "TestClock.advance(by:) needs a non-negative duration, got \(duration)")
+    let woken = state.withLock { state -> [Sleeper] in
+      state.now = state.now.advanced(by: duration)
+      return Self.removeDue(from: &state)
+    }
+    for sleeper in woken { sleeper.continuation.resume() }
+  }
+
+  /// Moves time forward to `instant` and wakes, in deadline order, every task whose deadline has been reached.
+  ///
+  /// ```swift
+  /// clock.advance(to: start.advanced(by: .seconds(3)))
+  /// ```
+  ///
+  /// - Parameter instant: The new time; must not be earlier than ``now``.
+  public func advance(to instant: Instant) {
+    let woken = state.withLock { state -> [Sleeper] in
+      precondition(instant >= state.now, "TestClock.advance(to:) cannot move time backwards")
+      state.now = instant
+      return Self.removeDue(from: &state)
+    }
+    for sleeper in woken { sleeper.continuation.resume() }
+  }
+
+  /// Suspends until at least `count` tasks sleep on the clock. Throws ``TimeLimitExceeded`` when that has not
+  /// happened after `timeLimit` of real time — so a bug fails the test instead of hanging it — and
+  /// `CancellationError` when the calling task is cancelled.
+  ///
+  /// ```swift
+  /// try await clock.waitForSleepers(2)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - count: The number of sleeping tasks to wait for.
+  ///   - timeLimit: The real time after which the wait fails.
+  public func waitForSleepers(_ count: Int, timeLimit: Duration = .seconds(10)) async throws {
+    let id: UInt64? = state.withLock { state in
+      if state.sleepers.count >= count { return nil }
+      state.nextID &+= 1
+      return state.nextID
+    }
+    guard let id else { return }
+    let limit = Task {
+      // The one real-time wait: a safety limit, never the way a test learns that something happened.
+      try? await Task.sleep(for: timeLimit)
+      self.failWaiter(id, with: TimeLimitExceeded(description: "fewer than \(count) tasks slept on the TestClock"))
+    }
+    defer { limit.cancel() }
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        let ready = state.withLock { state -> Bool in
+          if state.sleepers.count >= count { return true }
+          state.waiters.append(SleeperWaiter(id: id, count: count, continuation: continuation))
+          return false
+        }
+        if ready { continuation.resume() }
+      }
+    } onCancel: {
+      failWaiter(id, with: CancellationError())
+    }
+  }
+
+  private func failWaiter(_ id: UInt64, with error: any Error) {
+    let waiter: SleeperWaiter? = state.withLock { state in
+      guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+      return state.waiters.remove(at: index)
+    }
+    waiter?.continuation.resume(throwing: error)
+  }
+
+  private static func removeDue(from state: inout State) -> [Sleeper] {
+    let now = state.now
+    let due = state.sleepers.filter { $0.deadline <= now }
+    state.sleepers.removeAll { $0.deadline <= now }
+    // Stable: equal deadlines wake in the order they went to sleep.
+    return due.enumerated().sorted { ($0.element.deadline, $0.offset) < ($1.element.deadline, $1.offset) }
+      .map(\.element)
+  }
+}
