@@ -6,6 +6,7 @@
 //
 // Only the public API is imported, as a reader of the docs would: no `@testable`.
 import Processed
+import ProcessedTesting
 import Testing
 
 // MARK: - Stubs
@@ -1177,35 +1178,14 @@ extension DocExamples {
       }
     }
 
-    // doc: TestingWithObservers.md:50
-    @MainActor
-    final class Recorder<Value> {
-      private(set) var values: [Value] = []
-      private var token: ObservationToken?
-
-      init<V>(_ controller: LoadableController<V>) where Value == LoadableState<V> {
-        token = controller.observe { [unowned self] in values.append($0) }
-      }
-
-      init<K>(_ controller: ProcessController<K>) where Value == ProcessState<K> {
-        token = controller.observe { [unowned self] in values.append($0) }
-      }
-
-      init<Model: ObservableModel>(_ model: Model, _ keyPath: KeyPath<Model, Value>) {
-        token = model.observe(keyPath) { [unowned self] in values.append($0) }
-      }
-    }
-
     /// Not main-actor isolated, so that the tests below compile only because of their own `@MainActor`.
     @Suite struct RecorderTests {
-      // doc corrected (the source now shows this form): TestingWithObservers.md:70 — written as a free, non-isolated function, the test cannot call
-      // the main-actor `Recorder` ("main actor-isolated initializer 'init(_:)' cannot be called from outside of the
-      // actor"); it needs `@MainActor`.
+      // doc: TestingWithObservers.md "Record with StateRecorder"
       @MainActor
       @Test func deleteFails() async {
         enum Action: Equatable, Sendable { case save, delete }
         @Process var action: ProcessState<Action>
-        let recorder = Recorder($action)
+        let recorder = StateRecorder($action)
 
         await $action.run(.delete) { throw NetworkError() }
 
@@ -1238,7 +1218,7 @@ extension DocExamples {
       @MainActor
       @Test func newerLoadWins() async {
         @Loadable var numbers: LoadableState<Int>
-        let recorder = Recorder($numbers)
+        let recorder = StateRecorder($numbers)
         let gate = Gate()
         let (started, signalStarted) = AsyncStream.makeStream(of: Void.self)
 
@@ -1259,7 +1239,7 @@ extension DocExamples {
       @MainActor
       @Test func cancelKeepsTheState() async {
         @Loadable var numbers: LoadableState<Int>
-        let recorder = Recorder($numbers)
+        let recorder = StateRecorder($numbers)
         let gate = Gate()
         let (started, signalStarted) = AsyncStream.makeStream(of: Void.self)
 
@@ -1299,7 +1279,7 @@ extension DocExamples {
       @MainActor
       @Test func refreshLoadsNumbers() async {
         let model = NumbersViewModel()
-        let recorder = Recorder(model, \.numbers)
+        let recorder = StateRecorder(model, \.numbers)
 
         await model.refresh().value
 
@@ -1323,20 +1303,37 @@ extension DocExamples {
       for await state in model.$feed.states where state.isLoaded { break }
     }
 
-    @Suite struct TimeoutTests {
-      // doc corrected (the source now shows this form): TestingWithObservers.md:199 — written as a free, non-isolated function, the test cannot call
-      // the main-actor `Recorder`; it needs `@MainActor`.
-      @MainActor
-      @Test func timeoutEndsTheLoad() async {
-        @Loadable var numbers: LoadableState<Int>
-        let recorder = Recorder($numbers)
+    // doc: TestingWithObservers.md "Control time with TestClock"
+    @MainActor
+    final class SearchViewModel: ObservableModel, LoadableSupport {
+      let observers = ObserverRegistry()
+      var results: LoadableState<[String]> = .absent
+      let clock: any Clock<Duration>
 
-        await $numbers.load(interrupts: [.zero]) {
-          try await Task.sleep(for: .seconds(60))  // cancelled by the timeout; the test does not wait
-          return 1
-        } onInterrupt: { _ in
-          throw TimeoutError()
+      init(clock: any Clock<Duration> = ContinuousClock()) {
+        self.clock = clock
+      }
+
+      @discardableResult
+      func search(_ text: String) -> Task<Void, Never> {
+        load(\.results, options: LoadOptions(timeout: .seconds(5), clock: clock)) {
+          try await clock.sleep(for: .seconds(60))  // a server that does not answer
+          return [text]
         }
+      }
+    }
+
+    @Suite struct TimeoutTests {
+      @MainActor
+      @Test func aSlowSearchTimesOut() async throws {
+        let clock = TestClock()
+        let model = SearchViewModel(clock: clock)
+        let recorder = StateRecorder(model, \.results)
+
+        let search = model.search("swift")
+        try await clock.waitForSleepers(2)  // the block and the timeout are waiting
+        clock.advance(by: .seconds(5))
+        await search.value
 
         #expect(recorder.values == [.loading, .error(TimeoutError())])
       }
@@ -1346,8 +1343,8 @@ extension DocExamples {
 
 // MARK: - Tests
 
-/// The article's recorder, used by the tests below as well.
-private typealias DocRecorder<Value> = DocExamples.TestingWithObserversDocs.Recorder<Value>
+/// The recorder the testing article uses, used by the tests below as well.
+private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
 
 /// Runs the examples above and checks what their comments promise. Serialized: the stubs are shared.
 @MainActor

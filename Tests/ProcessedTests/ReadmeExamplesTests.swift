@@ -1,4 +1,5 @@
 // The README's examples, compiled and run. Keep them in sync with README.md.
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -64,5 +65,21 @@ final class ReadmeEditorViewModel: ObservableModel, ProcessSupport {
 
     #expect(history == [.loading, .loaded([1, 2, 3])])
     token.cancel()
+  }
+
+  @Test func aSlowLoadTimesOut() async throws {
+    let clock = TestClock()
+    @Loadable var numbers: LoadableState<[Int]>
+    let recorder = StateRecorder($numbers)
+
+    let load: Task<Void, Never> = $numbers.load(options: LoadOptions(timeout: .seconds(5), clock: clock)) {
+      try await clock.sleep(for: .seconds(60))  // a server that does not answer
+      return [1, 2, 3]
+    }
+    try await clock.waitForSleepers(2)  // the block and the timeout are waiting
+    clock.advance(by: .seconds(5))
+    await load.value
+
+    #expect(recorder.values == [.loading, .error(TimeoutError())])
   }
 }

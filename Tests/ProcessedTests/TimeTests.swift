@@ -231,3 +231,54 @@ struct ThrowingClock: Clock {
   var minimumResolution: Duration { .zero }
   func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws { throw Failure() }
 }
+
+/// The worked test of the ProcessedTesting documentation (ProcessedTesting.docc/ProcessedTesting.md).
+@MainActor
+@Suite struct ProcessedTestingDocTests {
+  @MainActor
+  final class SearchViewModel: ObservableModel, LoadableSupport {
+    let observers = ObserverRegistry()
+    var results: LoadableState<[String]> = .absent
+    let clock: any Clock<Duration>
+
+    init(clock: any Clock<Duration> = ContinuousClock()) {
+      self.clock = clock
+    }
+
+    @discardableResult
+    func search(_ text: String) -> Task<Void, Never> {
+      load(\.results, options: LoadOptions(timeout: .seconds(5), clock: clock)) {
+        try await clock.sleep(for: .seconds(60))  // a server that does not answer
+        return [text]
+      }
+    }
+  }
+
+  @Test func aSlowSearchTimesOut() async throws {
+    let clock = TestClock()
+    let model = SearchViewModel(clock: clock)
+    let recorder = StateRecorder(model, \.results)
+
+    let search = model.search("swift")
+    try await clock.waitForSleepers(2)  // the block and the timeout are waiting
+    clock.advance(by: .seconds(4))
+    #expect(recorder.values == [.loading])
+    clock.advance(by: .seconds(1))
+    try await recorder.wait(forCount: 2)
+    await search.value
+
+    #expect(recorder.values == [.loading, .error(TimeoutError())])
+  }
+
+  @Test func aRecorderWaitThatIsNeverMetFails() async {
+    @Loadable var numbers: LoadableState<Int>
+    let recorder = StateRecorder($numbers)
+    await #expect(throws: StateRecorder<LoadableState<Int>>.TimeLimitExceeded.self) {
+      try await recorder.wait(forCount: 1, timeLimit: .milliseconds(20))
+    }
+    recorder.cancel()
+    $numbers.reset()
+    numbers = .loaded(1)
+    #expect(recorder.values.isEmpty)
+  }
+}

@@ -131,8 +131,8 @@ public struct LoadableController<Value: Sendable> {
       priority: priority)
   }
 
-  /// Starts a yielding load with interrupts, and returns its task. See
-  /// ``load(silently:interrupts:priority:block:onInterrupt:)-19g19`` for how interrupts work.
+  /// Starts a yielding load with interrupts, and returns its task. Interrupts work as for the returning form
+  /// above: the delays accumulate, and an error thrown from `onInterrupt` ends the load like one from the block.
   ///
   /// ```swift
   /// $numbers.load(interrupts: [.seconds(2)]) { yield in
