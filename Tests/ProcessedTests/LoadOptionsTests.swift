@@ -112,4 +112,13 @@ final class OptionsModel: ObservableModel, LoadableSupport, ProcessSupport {
     #expect(constant.jitter == .none)
     #expect(RetryPolicy.never.maxRetries == 0)
   }
+
+  @Test func optionsGivenToASilentLoadApplyWithoutWritingLoading() async {
+    let model = OptionsModel()
+    let history = Recorder(model.$plain)
+    await model.$plain.load(silently: true, options: LoadOptions(timeout: .zero)) { 1 }
+    #expect(history.values == [.error(TimeoutError())])
+    await model.$plain.load(silently: true, options: .default) { 2 }
+    #expect(history.values == [.error(TimeoutError()), .loaded(2)])
+  }
 }

@@ -216,6 +216,30 @@ import Testing
     #expect(model.plain == .loaded(1))
   }
 
+  @Test func hugeAndNegativeInterruptDelaysOnATestClockHaveDefinedOutcomes() async throws {
+    let clock = TestClock()
+    let model = OptionsModel()
+    let delays = Recorder<Duration>()
+    let gate = Gate()
+    let task: Task<Void, Never> = model.$plain.load(
+      options: LoadOptions(clock: clock), interrupts: [.seconds(-5), .zero, .seconds(Int64.max), .seconds(1)]
+    ) {
+      await gate.wait()
+      return 1
+    } onInterrupt: { accumulated in
+      delays.record(accumulated)
+    }
+    try await clock.waitForSleepers(1)  // the negative and zero delays fired at once; the huge one is sleeping
+    #expect(delays.values == [.zero, .zero])
+    clock.advance(by: .seconds(86_400 * 365 * 1_000))
+    try await clock.waitForSleepers(1)  // still sleeping: a huge delay means never, in practice
+    #expect(delays.values == [.zero, .zero])
+    gate.open()
+    await task.value
+    #expect(model.plain == .loaded(1))
+    #expect(clock.sleeperCount == 0)
+  }
+
   @Test func aClockWhoseSleepThrowsEndsNoLoad() async throws {
     let model = OptionsModel()
     let options = LoadOptions(timeout: .seconds(1), clock: ThrowingClock())
