@@ -124,15 +124,19 @@ extension StateHost {
   static func execute(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
     let outcome: LoadOutcome<State>
     if plan.interrupts.isEmpty, plan.settings == nil {
-      outcome = await runBody(plan, id: id, host: host)
+      var thrown: (any Error)?
+      outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
     } else {
-      outcome = await runBodyWithTimers(plan, id: id, host: host)
+      outcome = await runPhases(plan, id: id, host: host)
     }
     host.object?.finish(id, with: outcome)
   }
 
+  /// Runs the block once. `thrown` receives the error it threw, if any (the phases decide whether to retry it).
   @inlinable @inline(__always)
-  static func runBody(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async -> LoadOutcome<State> {
+  static func runBody(
+    _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, thrown: inout (any Error)?
+  ) async -> LoadOutcome<State> {
     do {
       switch plan.work {
       case .returning(let block):
@@ -148,31 +152,70 @@ extension StateHost {
         return .done
       }
     } catch {
+      thrown = error
       return LoadOutcome(error: error, failure: plan.failure)
     }
   }
 
-  /// `runBody` beside timer tasks that run the interrupts and the timeout, on the options' clock. Kept out of
-  /// `execute`, so that a load without them has a small task frame.
+  /// A load with options or interrupts, driven through its phases (``LoadPhases``): attempts, each with its
+  /// timeout, and the waits between them, all on the options' clock; the interrupts run beside all attempts. Kept out
+  /// of `execute`, so that a load without options has a small task frame.
   @inlinable @inline(never)
-  static func runBodyWithTimers(
-    _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>
-  ) async -> LoadOutcome<State> {
-    let timeout = plan.settings?.options.timeout
-    if let timeout, timeout <= .zero {
-      // A zero or negative timeout ends the attempt at once: the block never runs.
-      return LoadOutcome(error: TimeoutError(), failure: plan.failure)
-    }
+  static func runPhases(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async -> LoadOutcome<State> {
+    // Interrupts count from the moment the first attempt starts and span all attempts.
     let interrupts = plan.interrupts.isEmpty ? nil : Task { await runInterrupts(plan, id: id, host: host) }
-    let deadline = timeout.map { timeout in Task { await runTimeout(after: timeout, plan, id: id, host: host) } }
     let outcome = await withTaskCancellationHandler {
-      await runBody(plan, id: id, host: host)
+      var phases = LoadPhases(retry: plan.settings?.options.retry ?? .never)
+      var generator = SystemRandomNumberGenerator()
+      while true {
+        var thrown: (any Error)?
+        let outcome = await runAttempt(plan, id: id, host: host, thrown: &thrown)
+        switch phases.attemptEnded(outcome, thrown: thrown, using: &generator) {
+        case .end(let outcome):
+          return outcome
+        case .retry(let delay):
+          // Nothing is written between attempts. A load that is superseded, cancelled or reset meanwhile (its task
+          // is cancelled, which ends the sleep) stops at once.
+          do {
+            try await InterruptClock.sleep(for: delay, on: plan.clock)
+          } catch {
+            phases.stopped()
+            return .done
+          }
+          guard let current = host.object, current.mayWrite(id) else {
+            phases.stopped()
+            return .done
+          }
+          phases.retryDelayEnded()
+        }
+      }
     } onCancel: {
       interrupts?.cancel()
-      deadline?.cancel()
     }
     interrupts?.cancel()
-    deadline?.cancel()
+    return outcome
+  }
+
+  /// One attempt: the block beside its timeout, when the options have one. A zero or negative timeout ends the
+  /// attempt at once, without running the block.
+  @inlinable
+  static func runAttempt(
+    _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, thrown: inout (any Error)?
+  ) async -> LoadOutcome<State> {
+    guard let timeout = plan.settings?.options.timeout else {
+      return await runBody(plan, id: id, host: host, thrown: &thrown)
+    }
+    if timeout <= .zero {
+      thrown = TimeoutError()
+      return LoadOutcome(error: TimeoutError(), failure: plan.failure)
+    }
+    let deadline = Task { await runTimeout(after: timeout, plan, id: id, host: host) }
+    let outcome = await withTaskCancellationHandler {
+      await runBody(plan, id: id, host: host, thrown: &thrown)
+    } onCancel: {
+      deadline.cancel()
+    }
+    deadline.cancel()
     return outcome
   }
 

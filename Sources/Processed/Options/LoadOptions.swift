@@ -18,9 +18,9 @@
 /// Every wait the library makes sleeps on ``clock``; with a manual clock (`TestClock` from `ProcessedTesting`), a
 /// test controls time completely.
 ///
-/// > Important: ``retry``, ``debounce``, ``overlap`` `.joinRunning` and ``limiter`` are declared but not yet
-/// > implemented: a load given any of them stops with a precondition failure that says so, rather than ignoring
-/// > it. ``timeout`` and ``clock`` work.
+/// > Important: ``debounce``, ``overlap`` `.joinRunning` and ``limiter`` are declared but not yet implemented: a
+/// > load given any of them stops with a precondition failure that says so, rather than ignoring it. ``retry``,
+/// > ``timeout`` and ``clock`` work.
 public struct LoadOptions: Sendable {
   /// Whether and how a failed attempt is retried. Default: ``RetryPolicy/never``.
   public var retry: RetryPolicy
@@ -78,9 +78,6 @@ extension LoadOptions {
   /// ignoring it.
   @usableFromInline
   func checkSupported() {
-    precondition(
-      retry.maxRetries <= 0,
-      "Processed: LoadOptions.retry is not implemented yet; a load with a retry policy cannot run (use .never)")
     precondition(debounce == nil, "Processed: LoadOptions.debounce is not implemented yet; a load cannot be debounced")
     precondition(
       overlap == .cancelRunning,

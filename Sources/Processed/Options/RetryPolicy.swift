@@ -4,10 +4,19 @@
 /// let options = LoadOptions(retry: .exponential(maxRetries: 5, initialDelay: .milliseconds(500)))
 /// ```
 ///
-/// Retry n (n ≥ 1) waits `min(maxDelay, initialDelay × multiplier^(n−1))`, adjusted by the ``Jitter``; ``constant(_:maxRetries:retryIf:)``
-/// waits the same delay every time.
+/// Retry n (n ≥ 1) waits `min(maxDelay, initialDelay × multiplier^(n−1))`, adjusted by the ``Jitter``, on the
+/// options' clock; ``constant(_:maxRetries:retryIf:)`` waits the same delay every time. Nothing is written between
+/// attempts: the state stays `.loading` (or as it was, when silent), and the last attempt's error is written as
+/// usual. A load that is superseded, cancelled or reset stops at once, also while it waits to retry.
 ///
-/// > Important: Declared, not yet implemented: a load whose options retry stops with a precondition failure.
+/// Retried: errors thrown by the block for which `retryIf` is true. Never retried: cancellation, the control errors
+/// (``CancelLoadable``, ``ResetLoadable``, ``CancelProcess``, ``ResetProcess``) and errors thrown from
+/// `onInterrupt`. A ``TimeoutError`` from ``LoadOptions/timeout`` ends the load; it is not retried yet.
+///
+/// Odd input has a defined result: `maxRetries` of zero or less means no retry; a negative delay counts as zero; a
+/// `maxDelay` below `initialDelay` caps every delay at `maxDelay`; a `multiplier` below 1, NaN or infinite stops with
+/// a precondition failure. `retryIf` is your code: it runs on the main actor after each failed attempt, and what it
+/// throws or traps on is yours.
 public struct RetryPolicy: Sendable {
   /// How many retries follow the first attempt; zero or negative: none.
   public let maxRetries: Int
@@ -69,7 +78,10 @@ public struct RetryPolicy: Sendable {
     maxDelay: Duration = .seconds(30), jitter: Jitter = .full,
     retryIf: @escaping @Sendable (any Error) -> Bool = { _ in true }
   ) -> RetryPolicy {
-    RetryPolicy(
+    precondition(
+      multiplier.isFinite && multiplier >= 1,
+      "Processed: RetryPolicy.exponential(multiplier:) needs a finite multiplier of at least 1, got \(multiplier)")
+    return RetryPolicy(
       maxRetries: maxRetries, initialDelay: initialDelay, multiplier: multiplier, maxDelay: maxDelay, jitter: jitter,
       retryIf: retryIf)
   }

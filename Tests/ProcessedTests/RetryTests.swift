@@ -1,0 +1,244 @@
+import ProcessedTesting
+import Testing
+
+@testable import Processed
+
+/// A generator with a fixed seed (SplitMix64), so that jittered delays are reproducible in a test.
+struct SeededGenerator: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// The phases of a load, driven directly: no tasks, no time.
+@Suite struct LoadPhasesTests {
+  typealias Outcome = LoadOutcome<LoadableState<Int>>
+  struct Failure: Error, Equatable {}
+
+  func failure() -> (Outcome, any Error) { (.write(.error(Failure())), Failure()) }
+
+  @Test func failedAttemptsAreRetriedUntilTheRetriesRunOut() {
+    var phases = LoadPhases(retry: .exponential(maxRetries: 2, initialDelay: .seconds(1), jitter: .none))
+    var generator = SeededGenerator(state: 1)
+    var delays: [Duration] = []
+    while true {
+      let (outcome, error) = failure()
+      switch phases.attemptEnded(outcome, thrown: error, using: &generator) {
+      case .retry(let delay):
+        delays.append(delay)
+        phases.retryDelayEnded()
+        continue
+      case .end(let outcome):
+        guard case .write(.error(let error)) = outcome else {
+          Issue.record("expected the last attempt's error")
+          return
+        }
+        #expect(error is Failure)
+      }
+      break
+    }
+    #expect(delays == [.seconds(1), .seconds(2)])
+    #expect(phases.phase == .ended)
+  }
+
+  @Test func theDelaysGrowByTheMultiplierUpToTheCap() {
+    let policy = RetryPolicy.exponential(
+      maxRetries: 10, initialDelay: .milliseconds(500), multiplier: 3, maxDelay: .seconds(10), jitter: .none)
+    var generator = SeededGenerator(state: 2)
+    let delays = (1...5).map { policy.delay(beforeRetry: $0, using: &generator) }
+    #expect(delays == [.milliseconds(500), .milliseconds(1_500), .milliseconds(4_500), .seconds(10), .seconds(10)])
+    let constant = RetryPolicy.constant(.seconds(2), maxRetries: 3)
+    #expect(
+      (1...3).map { constant.delay(beforeRetry: $0, using: &generator) } == [.seconds(2), .seconds(2), .seconds(2)])
+  }
+
+  @Test(arguments: [RetryPolicy.Jitter.full, .equal])
+  func jitteredDelaysStayWithinTheirBounds(_ jitter: RetryPolicy.Jitter) {
+    let policy = RetryPolicy.exponential(
+      maxRetries: 10, initialDelay: .seconds(1), maxDelay: .seconds(8), jitter: jitter)
+    var generator = SeededGenerator(state: 3)
+    for retry in 1...6 {
+      let full = min(Duration.seconds(8), .seconds(1 << (retry - 1)))
+      let low = jitter == .full ? Duration.zero : full / 2
+      var seen: Set<Duration> = []
+      for _ in 0..<200 {
+        let delay = policy.delay(beforeRetry: retry, using: &generator)
+        #expect(delay >= low && delay <= full)
+        seen.insert(delay)
+      }
+      #expect(seen.count > 100)  // random, not a constant
+    }
+  }
+
+  @Test func cancellationControlErrorsAndRejectedErrorsAreNeverRetried() {
+    let policy = RetryPolicy.constant(.seconds(1), maxRetries: 5) { !($0 is TimeoutError) }
+    var generator = SeededGenerator(state: 4)
+    let cases: [(Outcome, any Error)] = [
+      (.done, CancellationError()), (.cancel, CancelLoadable()), (.reset, ResetLoadable()),
+      (.cancel, CancelProcess()), (.reset, ResetProcess()), (.write(.error(TimeoutError())), TimeoutError()),
+    ]
+    for (outcome, error) in cases {
+      var phases = LoadPhases(retry: policy)
+      guard case .end = phases.attemptEnded(outcome, thrown: error, using: &generator) else {
+        Issue.record("\(error) was retried")
+        continue
+      }
+      #expect(phases.phase == .ended)
+    }
+  }
+
+  @Test func oddPoliciesHaveDefinedResults() {
+    var generator = SeededGenerator(state: 5)
+    var none = LoadPhases(retry: .exponential(maxRetries: -3))
+    let (outcome, error) = failure()
+    guard case .end = none.attemptEnded(outcome, thrown: error, using: &generator) else {
+      Issue.record("a negative maxRetries retried")
+      return
+    }
+    let negative = RetryPolicy.exponential(initialDelay: .seconds(-5), maxDelay: .seconds(-1), jitter: .none)
+    #expect(negative.delay(beforeRetry: 1, using: &generator) == .zero)
+    let inverted = RetryPolicy.exponential(initialDelay: .seconds(10), maxDelay: .seconds(2), jitter: .none)
+    #expect(inverted.delay(beforeRetry: 1, using: &generator) == .seconds(2))
+    let huge = RetryPolicy.exponential(maxRetries: 100, initialDelay: .seconds(1), multiplier: 1e300, jitter: .none)
+    #expect(huge.delay(beforeRetry: 50, using: &generator) == .seconds(30))
+  }
+
+  @Test func aMultiplierBelowOneIsAPreconditionFailure() async {
+    await #expect(processExitsWith: .failure) {
+      _ = RetryPolicy.exponential(multiplier: 0.5)
+    }
+    await #expect(processExitsWith: .failure) {
+      _ = RetryPolicy.exponential(multiplier: .nan)
+    }
+  }
+}
+
+/// Retries driven by the engine, on a TestClock.
+@MainActor
+@Suite struct RetryTests {
+  struct Failure: Error, Equatable { let attempt: Int }
+
+  @Test func nothingIsWrittenBetweenAttemptsAndTheSuccessIs() async throws {
+    let clock = TestClock()
+    let model = OptionsModel()
+    let history = StateRecorder(model.$plain)
+    var attempts = 0
+    let options = LoadOptions(
+      retry: .exponential(maxRetries: 3, initialDelay: .seconds(1), jitter: .none), clock: clock)
+    let task: Task<Void, Never> = model.$plain.load(options: options) {
+      attempts += 1
+      if attempts < 3 { throw Failure(attempt: attempts) }
+      return attempts
+    }
+    try await clock.waitForSleepers(1)
+    #expect(attempts == 1)
+    clock.advance(by: .milliseconds(999))
+    #expect(attempts == 1)
+    clock.advance(by: .milliseconds(1))
+    try await clock.waitForSleepers(1)  // the second delay, twice as long
+    #expect(attempts == 2)
+    clock.advance(by: .seconds(2))
+    await task.value
+    #expect(attempts == 3)
+    #expect(history.values == [.loading, .loaded(3)])
+  }
+
+  @Test func theLastAttemptsErrorIsWritten() async throws {
+    let clock = TestClock()
+    let model = OptionsModel()
+    let history = StateRecorder(model, \.keyPathState)
+    var attempts = 0
+    let options = LoadOptions(retry: .constant(.seconds(1), maxRetries: 2), clock: clock)
+    let task: Task<Void, Never> = model.load(\.keyPathState, options: options) {
+      attempts += 1
+      throw Failure(attempt: attempts)
+    }
+    for _ in 1...2 {
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(1))
+    }
+    await task.value
+    #expect(attempts == 3)
+    #expect(history.values == [.loading, .error(Failure(attempt: 3))])
+  }
+
+  @Test(arguments: ["cancel", "reset", "newer load", "manual write", "task cancelled"])
+  func aLoadThatStopsBeingCurrentStopsWhileWaitingToRetry(_ how: String) async throws {
+    let clock = TestClock()
+    let model = OptionsModel()
+    let history = StateRecorder(model.$plain)
+    var attempts = 0
+    let options = LoadOptions(retry: .constant(.seconds(1), maxRetries: 5), clock: clock)
+    let task: Task<Void, Never> = model.$plain.load(options: options) {
+      attempts += 1
+      throw Failure(attempt: attempts)
+    }
+    try await clock.waitForSleepers(1)
+    switch how {
+    case "cancel": model.$plain.cancel()
+    case "reset": model.$plain.reset()
+    case "newer load": await model.$plain.load { 9 }
+    case "manual write": model.plain = .loaded(7)
+    default: task.cancel()
+    }
+    await task.value  // the delay ended at once: the task is done
+    #expect(clock.sleeperCount == 0)
+    clock.advance(by: .seconds(10))
+    #expect(attempts == 1)
+    let expected: [LoadableState<Int>] =
+      switch how {
+      case "reset": [.loading, .absent]
+      case "newer load": [.loading, .loaded(9)]
+      case "manual write": [.loading, .loaded(7)]
+      default: [.loading]
+      }
+    #expect(history.values == expected)
+  }
+
+  @Test func yieldsOfAFailedAttemptStayWrittenAndProcessesRetryToo() async throws {
+    let clock = TestClock()
+    let model = OptionsModel()
+    let history = StateRecorder(model.$plain)
+    var attempts = 0
+    let options = LoadOptions(retry: .constant(.seconds(1), maxRetries: 1), clock: clock)
+    let task: Task<Void, Never> = model.$plain.load(options: options) { yield in
+      attempts += 1
+      yield(.loaded(attempts))
+      if attempts == 1 { throw Failure(attempt: 1) }
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    await task.value
+    #expect(history.values == [.loading, .loaded(1), .loaded(2)])
+
+    let runs = StateRecorder(model.$action)
+    var runAttempts = 0
+    let run: Task<Void, Never> = model.$action.run(.save, options: options) {
+      runAttempts += 1
+      if runAttempts == 1 { throw Failure(attempt: 1) }
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    await run.value
+    #expect(runs.values == [.running(.save), .finished(.save)])
+  }
+
+  @Test func controlErrorsAreNotRetried() async throws {
+    let clock = TestClock()
+    let model = OptionsModel()
+    var attempts = 0
+    let options = LoadOptions(retry: .constant(.seconds(1), maxRetries: 5), clock: clock)
+    await model.$plain.load(options: options) {
+      attempts += 1
+      throw ResetLoadable()
+    }
+    #expect(attempts == 1)
+    #expect(model.plain == .absent)
+    #expect(clock.sleeperCount == 0)
+  }
+}
