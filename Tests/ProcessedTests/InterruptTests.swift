@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -24,14 +25,16 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   var testDescription: String { rawValue }
 }
 
-/// B9 interrupts (and B5 control errors thrown from `onInterrupt`). Never asserts elapsed times: the blocks wait on
-/// gates until the interrupts they expect have been recorded.
+/// B9 interrupts (and B5 control errors thrown from `onInterrupt`). Time goes through a `TestClock` in the wrapper's
+/// declaration options (the load calls are the phase-1 calls, unchanged); the blocks wait on gates until the
+/// interrupts they expect have been recorded. Tests with only zero or negative delays need no clock.
 @MainActor
 @Suite struct InterruptTests {
   // MARK: Delays
 
-  @Test func delaysAccumulate() async {
-    @Loadable var count: LoadableState<Int>
+  @Test func delaysAccumulate() async throws {
+    let clock = TestClock()
+    @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
     let recorder = Recorder($count)
     let delays = Recorder<Duration>()
     let gate = Gate()
@@ -41,6 +44,13 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     } onInterrupt: { delay in
       delays.record(delay)
     }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(49))
+    #expect(delays.values.isEmpty)
+    clock.advance(by: .milliseconds(1))
+    await delays.wait(forCount: 1)
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(100))
     await delays.wait(forCount: 2)
     gate.open()
     await task.value
@@ -48,9 +58,10 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     #expect(recorder.values == [.loading, .loaded(1)])
   }
 
-  @Test func delaysAccumulateForYieldingLoadsAndProcesses() async {
-    @Loadable var count: LoadableState<Int>
-    @Process var save
+  @Test func delaysAccumulateForYieldingLoadsAndProcesses() async throws {
+    let clock = TestClock()
+    @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
+    @Process(options: LoadOptions(clock: clock)) var save
     let loadDelays = Recorder<Duration>()
     let runDelays = Recorder<Duration>()
     let gate = Gate()
@@ -65,6 +76,14 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     } onInterrupt: { delay in
       runDelays.record(delay)
     }
+    try await clock.waitForSleepers(2)
+    clock.advance(by: .milliseconds(20))  // the load's first interrupt
+    await loadDelays.wait(forCount: 1)
+    try await clock.waitForSleepers(2)
+    clock.advance(by: .milliseconds(10))  // 30 ms: the run's first interrupt
+    await runDelays.wait(forCount: 1)
+    try await clock.waitForSleepers(2)
+    clock.advance(by: .milliseconds(20))  // 50 ms: both second interrupts
     await loadDelays.wait(forCount: 2)
     await runDelays.wait(forCount: 2)
     gate.open()
@@ -93,8 +112,9 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     #expect(count == .loaded(1))
   }
 
-  @Test func zeroDelayAddsNothingBetweenPositiveOnes() async {
-    @Loadable var count: LoadableState<Int>
+  @Test func zeroDelayAddsNothingBetweenPositiveOnes() async throws {
+    let clock = TestClock()
+    @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
     let delays = Recorder<Duration>()
     let gate = Gate()
     let task: Task<Void, Never> = $count.load(
@@ -105,62 +125,76 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     } onInterrupt: { delay in
       delays.record(delay)
     }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(10))
+    await delays.wait(forCount: 3)
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(15))
     await delays.wait(forCount: 4)
     gate.open()
     await task.value
     #expect(delays.values == [.milliseconds(10), .milliseconds(10), .milliseconds(10), .milliseconds(25)])
   }
 
-  @Test func emptyInterruptsMeanNone() async {
-    @Loadable var count: LoadableState<Int>
+  @Test func emptyInterruptsMeanNone() async throws {
+    let clock = TestClock()
+    @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
     let delays = Recorder<Duration>()
     await $count.load(interrupts: []) {
-      await WrapperProbe.settle(for: .milliseconds(50))
       return 1
     } onInterrupt: { delay in
       delays.record(delay)
     }
+    #expect(clock.sleeperCount == 0)  // no interrupt was ever waited for
     #expect(delays.values.isEmpty)
     #expect(count == .loaded(1))
   }
 
-  @Test func interruptsStopWhenTheBlockFinishes() async {
-    @Loadable var count: LoadableState<Int>
+  @Test func interruptsStopWhenTheBlockFinishes() async throws {
+    let clock = TestClock()
+    @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
     let recorder = Recorder($count)
     let delays = Recorder<Duration>()
     let gate = Gate()
-    // The first interrupt fires while the block waits; the block then ends, and the second (due 1 s after the
-    // first — a margin wide enough for a loaded machine to open the gate first) must never fire.
+    // The first interrupt fires while the block waits; the block then ends, and the second must never fire.
     let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10), .seconds(1)]) {
       await gate.wait()
       return 1
     } onInterrupt: { delay in
       delays.record(delay)
     }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(10))
     await delays.wait(forCount: 1)
+    try await clock.waitForSleepers(1)  // the second interrupt's sleep
     gate.open()
     await task.value
-    await WrapperProbe.settle(for: .milliseconds(1_300))
+    #expect(clock.sleeperCount == 0)  // the interrupt task was cancelled with the block's end
+    clock.advance(by: .seconds(10))
     #expect(delays.values == [.milliseconds(10)])
     #expect(recorder.values == [.loading, .loaded(1)])
   }
 
-  @Test func interruptsNeverFireAfterAQuickBlock() async {
-    @Process var save
+  @Test func interruptsNeverFireAfterAQuickBlock() async throws {
+    let clock = TestClock()
+    @Process(options: LoadOptions(clock: clock)) var save
     let delays = Recorder<Duration>()
     await $save.run(interrupts: [.milliseconds(40)]) {
     } onInterrupt: { delay in
       delays.record(delay)
     }
-    await WrapperProbe.settle(for: .milliseconds(250))
+    #expect(clock.sleeperCount == 0)  // the interrupt stopped with the block
+    clock.advance(by: .seconds(1))
+    #expect(clock.sleeperCount == 0)
     #expect(delays.values.isEmpty)
     #expect(save.hasFinished)
   }
 
   // MARK: Outcomes
 
-  @Test func timeoutFromOnInterruptEndsTheLoadWithAnError() async {
-    @Loadable var count: LoadableState<Int>
+  @Test func timeoutFromOnInterruptEndsTheLoadWithAnError() async throws {
+    let clock = TestClock()
+    @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
     let recorder = Recorder($count)
     let gate = Gate()
     let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10)]) {
@@ -169,6 +203,8 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     } onInterrupt: { _ in
       throw TimeoutError()
     }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(10))
     await recorder.wait(forCount: 2)
     #expect(recorder.values == [.loading, .error(TimeoutError())])
     // The block ignores cancellation; its late result is not written.
@@ -178,22 +214,34 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     #expect($count.storage.tracker.isRunning == false)
   }
 
-  @Test func timeoutCancelsACooperativeBlock() async {
-    @Loadable var count: LoadableState<Int>
+  @Test func timeoutCancelsACooperativeBlock() async throws {
+    let clock = TestClock()
+    @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
     let recorder = Recorder($count)
     let sawCancellation = WrapperLatch<Bool>()
-    await $count.load(interrupts: [.milliseconds(10)]) { yield in
-      sawCancellation.fulfil(await WrapperProbe.sleepUntilCancelled())
-      yield(.loaded(1))
-    } onInterrupt: { _ in
-      throw TimeoutError()
+    let load = Task {
+      await $count.load(interrupts: [.milliseconds(10)]) { yield in
+        do {
+          try await clock.sleep(for: .seconds(60))
+          sawCancellation.fulfil(false)
+        } catch {
+          sawCancellation.fulfil(Task.isCancelled)
+        }
+        yield(.loaded(1))
+      } onInterrupt: { _ in
+        throw TimeoutError()
+      }
     }
+    try await clock.waitForSleepers(2)  // the block and the interrupt
+    clock.advance(by: .milliseconds(10))
+    await load.value
     #expect(await sawCancellation.value() == true)
     #expect(recorder.values == [.loading, .error(TimeoutError())])
   }
 
-  @Test func timeoutFromOnInterruptFailsTheProcess() async {
-    @Process var action: ProcessState<String>
+  @Test func timeoutFromOnInterruptFailsTheProcess() async throws {
+    let clock = TestClock()
+    @Process(options: LoadOptions(clock: clock)) var action: ProcessState<String>
     let recorder = Recorder($action)
     let gate = Gate()
     let task: Task<Void, Never> = $action.run("save", interrupts: [.milliseconds(10)]) {
@@ -201,23 +249,33 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     } onInterrupt: { _ in
       throw TimeoutError()
     }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(10))
     await recorder.wait(forCount: 2)
     gate.open()
     await task.value
     #expect(recorder.values == [.running("save"), .failed(process: "save", error: TimeoutError())])
   }
 
-  @Test func timeoutAfterSeveralInterrupts() async {
-    @Loadable var count: LoadableState<Int>
+  @Test func timeoutAfterSeveralInterrupts() async throws {
+    let clock = TestClock()
+    @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
     let recorder = Recorder($count)
     let delays = Recorder<Duration>()
-    await $count.load(interrupts: [.milliseconds(10), .milliseconds(10), .milliseconds(10)]) {
-      _ = await WrapperProbe.sleepUntilCancelled()
-      return 1
-    } onInterrupt: { delay in
-      delays.record(delay)
-      if delay == .milliseconds(20) { throw TimeoutError() }
+    let load = Task {
+      await $count.load(interrupts: [.milliseconds(10), .milliseconds(10), .milliseconds(10)]) {
+        try await clock.sleep(for: .seconds(60))
+        return 1
+      } onInterrupt: { delay in
+        delays.record(delay)
+        if delay == .milliseconds(20) { throw TimeoutError() }
+      }
     }
+    for _ in 1...2 {
+      try await clock.waitForSleepers(2)  // the block and the next interrupt
+      clock.advance(by: .milliseconds(10))
+    }
+    await load.value
     #expect(delays.values == [.milliseconds(10), .milliseconds(20)])
     #expect(recorder.values == [.loading, .error(TimeoutError())])
   }
@@ -371,8 +429,9 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     #expect(recorder.values == [.running("slow"), .running("fallback"), .finished("fallback")])
   }
 
-  @Test func observerRetryingAfterATimeoutIsNotDisturbed() async {
-    @Loadable var count: LoadableState<Int>
+  @Test func observerRetryingAfterATimeoutIsNotDisturbed() async throws {
+    let clock = TestClock()
+    @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
     let recorder = Recorder($count)
     let staleGate = Gate()
     var retry: Task<Void, Never>?
@@ -380,7 +439,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     let retrier = $count.observe { state in
       guard state == .error(TimeoutError()), retry == nil else { return }
       retry = controller.load {
-        try await Task.sleep(for: .milliseconds(5))
+        await Task.yield()
         return 2
       }
     }
@@ -390,7 +449,9 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     } onInterrupt: { _ in
       throw TimeoutError()
     }
-    await eventually { retry != nil }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(10))
+    await recorder.wait(forCount: 3)  // the timeout's error, then the retry's .loading, written by the observer
     await retry?.value
     staleGate.open()
     await first.value
@@ -400,18 +461,25 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
 
   // MARK: Writing from onInterrupt
 
-  @Test func onInterruptMaySetAnotherPropertyWhileTheLoadGoesOn() async {
+  @Test func onInterruptMaySetAnotherPropertyWhileTheLoadGoesOn() async throws {
+    let clock = TestClock()
     let model = SlowFeedModel()
     let recorder = Recorder(model.$feed)
     let gate = Gate()
-    let task: Task<Void, Never> = model.$feed.load(interrupts: [.milliseconds(10)]) { [model] in
+    let interrupted = WrapperLatch<Void>()
+    let task: Task<Void, Never> = model.$feed.load(
+      options: LoadOptions(clock: clock), interrupts: [.milliseconds(10)]
+    ) { [model] in
       await gate.wait()
       model.message = nil
       return ["fresh"]
     } onInterrupt: { [model] _ in
       model.message = "Taking longer than expected"
+      interrupted.fulfil()
     }
-    await eventually { model.message != nil }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(10))
+    await interrupted.value()
     #expect(model.message == "Taking longer than expected")
     #expect(model.feed == .loading)
     gate.open()
@@ -420,8 +488,9 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     #expect(recorder.values == [.loading, .loaded(["fresh"])])
   }
 
-  @Test func onInterruptWritingTheStateItselfActsAsAManualWrite() async {
-    @Loadable var count: LoadableState<Int>
+  @Test func onInterruptWritingTheStateItselfActsAsAManualWrite() async throws {
+    let clock = TestClock()
+    @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
     let recorder = Recorder($count)
     let gate = Gate()
     let sawCancellation = WrapperLatch<Bool>()
@@ -434,13 +503,16 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
       delays.record(delay)
       count = .error(WrapperError(code: 408))
     }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(10))
     await recorder.wait(forCount: 2)
     #expect(count == .error(WrapperError(code: 408)))
     gate.open()
     await task.value
     // The write cancelled the load: its result is not written and no further interrupt fires.
     #expect(await sawCancellation.value() == true)
-    await WrapperProbe.settle()
+    #expect(clock.sleeperCount == 0)  // the write cancelled the interrupts too
+    clock.advance(by: .seconds(1))
     #expect(delays.values == [.milliseconds(10)])
     #expect(recorder.values == [.loading, .error(WrapperError(code: 408))])
   }

@@ -7,24 +7,33 @@ import Testing
 final class Recorder<Value> {
   private(set) var values: [Value] = []
   var token: ObservationToken?
+  private var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
   init() {}
 
-  func record(_ value: Value) { values.append(value) }
+  func record(_ value: Value) {
+    values.append(value)
+    let count = values.count
+    let ready = waiters.filter { $0.count <= count }
+    waiters.removeAll { $0.count <= count }
+    for waiter in ready { waiter.continuation.resume() }
+  }
 
-  /// Waits (yielding to the main actor) until `count` values were recorded, or fails after `timeout`.
+  /// Suspends until `count` values were recorded — resumed by the recording itself, no polling — or records an
+  /// issue after `timeout` of real time (a safety limit, so that a bug fails instead of hanging).
   func wait(
     forCount count: Int, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation
   ) async {
-    let clock = ContinuousClock()
-    let deadline = clock.now + timeout
-    while values.count < count {
-      if clock.now > deadline {
-        Issue.record("timed out waiting for \(count) values; have \(values.count)", sourceLocation: sourceLocation)
-        return
-      }
-      try? await Task.sleep(for: .milliseconds(1))
+    if values.count >= count { return }
+    let limit = Task { [weak self] in
+      guard (try? await Task.sleep(for: timeout)) != nil, let self else { return }
+      Issue.record("timed out waiting for \(count) values; have \(self.values.count)", sourceLocation: sourceLocation)
+      let pending = self.waiters.filter { $0.count == count }
+      self.waiters.removeAll { $0.count == count }
+      for waiter in pending { waiter.continuation.resume() }
     }
+    await withCheckedContinuation { waiters.append((count, $0)) }
+    limit.cancel()
   }
 }
 
