@@ -49,10 +49,11 @@ struct SlotLink: Sendable {
     slot.withGuaranteedInstance { $0.observation != nil }
   }
 
-  /// Looks up, once per slot, whether `model` declares `Observable`.
+  /// Looks up, once per slot, whether `model` declares `Observable`, and records that the property is linked.
   @usableFromInline @MainActor
   func resolveObservation<Model: AnyObject, Value>(of model: Model, _ keyPath: KeyPath<Model, Value>) {
     let slot = slot.takeUnretainedValue()
+    slot.hasLinkedProperty = true
     guard !slot.observationResolved else { return }
     slot.observationResolved = true
     slot.observation = ObservationBridge.hook(for: model, keyPath: keyPath)

@@ -83,12 +83,14 @@ extension ObservableModel {
     _ onChange: @escaping @MainActor (_ newValue: Value) -> Void
   ) -> ObservationToken {
     let registry = observers
-    let token = registry.addObserver(to: registry.slot(for: keyPath, of: Value.self), onChange)
-    if let isolation, ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared) {
+    let slot = registry.slot(for: keyPath, of: Value.self)
+    let token = registry.addObserver(to: slot, onChange)
+    if let isolation, ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared), !slot.hasLinkedProperty {
       // Reading the property once links a wrapper-backed property (`@Loadable`, `@Process`) to this registry, so
       // that changes made through its projected value (`$numbers.load { … }`) reach the new observer.
       // The caller runs on the main actor (its isolation is `MainActor.shared`), so the read is made right here: an
-      // `assumeIsolated` closure would add an allocation and a second check to every registration.
+      // `assumeIsolated` closure would add an allocation and a second check to every registration. Once the property
+      // is linked (`hasLinkedProperty`), there is nothing to link and the read is skipped.
       _ = self[keyPath: keyPath]
     }
     return token

@@ -33,6 +33,10 @@ final class ObserverSlot: DeliversInOrder, @unchecked Sendable {
   /// by the first writer that connects with the model at hand. Main-actor only, like `delivery`.
   @usableFromInline @MainActor @exclusivity(unchecked) var observation: ObservationHook?
   @MainActor @exclusivity(unchecked) var observationResolved = false
+  /// Whether the property is linked to this slot by a writer of its own (a `@Loadable`/`@Process` storage or an
+  /// `@Observed` property), so that `observe(_:)` need not read the property to link it. Only ever set, on the main
+  /// actor; `observe` reads it on the main actor only.
+  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var hasLinkedProperty = false
 
   init(valueType: Any.Type) {
     self.valueType = valueType
