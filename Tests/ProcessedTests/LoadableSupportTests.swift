@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -764,63 +765,94 @@ enum KeyPathInterruptThrow: String, Sendable {
 
 @MainActor
 @Suite struct LoadableSupportInterruptTests {
-  @Test func delaysAccumulate() async {
+  @Test func delaysAccumulate() async throws {
     let model = KeyPathVM()
+    let clock = TestClock()
     let history = keyPathRecorder(model, \.numbers)
     let delays = KeyPathBox<[Duration]>([])
     let gate = Gate()
-    await model.load(\.numbers, interrupts: [.milliseconds(5), .milliseconds(10), .milliseconds(15)]) {
-      await gate.wait()
-      return [1]
-    } onInterrupt: { delay in
-      delays.value.append(delay)
-      if delays.value.count == 3 { gate.open() }
+    let load = Task {
+      await model.load(
+        \.numbers, options: LoadOptions(clock: clock),
+        interrupts: [.milliseconds(5), .milliseconds(10), .milliseconds(15)]
+      ) {
+        await gate.wait()
+        return [1]
+      } onInterrupt: { delay in
+        delays.value.append(delay)
+        if delays.value.count == 3 { gate.open() }
+      }
     }
+    for step in [5, 10, 15] {
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .milliseconds(step))
+    }
+    await load.value
     #expect(delays.value == [.milliseconds(5), .milliseconds(15), .milliseconds(30)])
     #expect(history.values == [.loading, .loaded([1])])
   }
 
-  @Test func timeoutErrorEndsTheLoad() async {
+  @Test func timeoutErrorEndsTheLoad() async throws {
     let model = KeyPathVM()
+    let clock = TestClock()
     let history = keyPathRecorder(model, \.numbers)
     let blockCancelled = KeyPathBox<Bool?>(nil)
-    await model.load(\.numbers, interrupts: [.milliseconds(5)]) {
-      try? await Task.sleep(for: .seconds(10))
-      blockCancelled.value = Task.isCancelled
-      return [1]
-    } onInterrupt: { _ in
-      throw TimeoutError()
+    let load = Task {
+      await model.load(\.numbers, options: LoadOptions(clock: clock), interrupts: [.milliseconds(5)]) {
+        try? await clock.sleep(for: .seconds(10))
+        blockCancelled.value = Task.isCancelled
+        return [1]
+      } onInterrupt: { _ in
+        throw TimeoutError()
+      }
     }
+    try await clock.waitForSleepers(2)  // the block and the interrupt
+    clock.advance(by: .milliseconds(5))
+    await load.value
     #expect(blockCancelled.value == true)
     #expect(history.values == [.loading, .error(TimeoutError())])
     #expect(keyPathHostCount(of: model) == 0)
   }
 
-  @Test func timeoutErrorEndsAYieldingLoadAndLaterYieldsAreDropped() async {
+  @Test func timeoutErrorEndsAYieldingLoadAndLaterYieldsAreDropped() async throws {
     let model = KeyPathVM()
+    let clock = TestClock()
     let history = keyPathRecorder(model, \.numbers)
-    let task: Task<Void, Never> = model.load(\.numbers, interrupts: [.milliseconds(5)]) { yield in
+    let task: Task<Void, Never> = model.load(
+      \.numbers, options: LoadOptions(clock: clock), interrupts: [.milliseconds(5)]
+    ) { yield in
       yield(.loaded([1]))
-      try? await Task.sleep(for: .seconds(10))
+      try? await clock.sleep(for: .seconds(10))
       yield(.loaded([2]))
     } onInterrupt: { _ in
       throw TimeoutError()
     }
+    try await clock.waitForSleepers(2)
+    clock.advance(by: .milliseconds(5))
     await task.value
     #expect(history.values == [.loading, .loaded([1]), .error(TimeoutError())])
   }
 
-  @Test func zeroAndNegativeDelaysFireImmediatelyAndAddNothing() async {
+  @Test func zeroAndNegativeDelaysFireImmediatelyAndAddNothing() async throws {
     let model = KeyPathVM()
     let delays = KeyPathBox<[Duration]>([])
     let gate = Gate()
-    await model.load(\.numbers, interrupts: [.zero, .milliseconds(-50), .milliseconds(5), .seconds(-1)]) {
-      await gate.wait()
-      return [1]
-    } onInterrupt: { delay in
-      delays.value.append(delay)
-      if delays.value.count == 4 { gate.open() }
+    let clock = TestClock()
+    let load = Task {
+      await model.load(
+        \.numbers, options: LoadOptions(clock: clock),
+        interrupts: [.zero, .milliseconds(-50), .milliseconds(5), .seconds(-1)]
+      ) {
+        await gate.wait()
+        return [1]
+      } onInterrupt: { delay in
+        delays.value.append(delay)
+        if delays.value.count == 4 { gate.open() }
+      }
     }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(5))
+    await load.value
     #expect(delays.value == [.zero, .zero, .milliseconds(5), .milliseconds(5)])
     #expect(model.numbers == .loaded([1]))
   }
@@ -852,17 +884,20 @@ enum KeyPathInterruptThrow: String, Sendable {
 
   @Test func interruptsStopWhenTheBlockFinishes() async {
     let model = KeyPathVM()
+    let clock = TestClock()
     let delays = KeyPathBox<[Duration]>([])
     let gate = Gate()
-    await model.load(\.numbers, interrupts: [.zero, .milliseconds(20), .milliseconds(20)]) {
+    await model.load(
+      \.numbers, options: LoadOptions(clock: clock), interrupts: [.zero, .milliseconds(20), .milliseconds(20)]
+    ) {
       await gate.wait()
       return [1]
     } onInterrupt: { delay in
       delays.value.append(delay)
       gate.open()
     }
-    // Time is the subject: the remaining interrupts would have fired by now had they not stopped.
-    try? await Task.sleep(for: .milliseconds(120))
+    #expect(clock.sleeperCount == 0)  // the remaining interrupts stopped with the block
+    clock.advance(by: .seconds(1))
     #expect(delays.value == [.zero])
     #expect(model.numbers == .loaded([1]))
   }
@@ -883,8 +918,9 @@ enum KeyPathInterruptThrow: String, Sendable {
   @Test func plainErrorFromOnInterruptIsWritten() async {
     let model = KeyPathVM()
     let history = keyPathRecorder(model, \.numbers)
-    await model.load(\.numbers, silently: true, interrupts: [.zero]) {
-      try? await Task.sleep(for: .seconds(10))
+    let clock = TestClock()
+    await model.load(\.numbers, silently: true, options: LoadOptions(clock: clock), interrupts: [.zero]) {
+      try? await clock.sleep(for: .seconds(10))  // ended by the interrupt's error, at once
       return [1]
     } onInterrupt: { _ in
       throw KeyPathTestError.boom
