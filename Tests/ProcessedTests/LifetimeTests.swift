@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -82,7 +83,8 @@ private final class ObservedFeedModel: ObservableModel {
   }
 
   @Test func releasingAStandaloneWrapperCancelsItsLoadAndFreesItsStorage() async {
-    var count: Loadable<Int>? = Loadable()
+    // The interrupt sleeps on a clock that never moves: only the release can end the load.
+    var count: Loadable<Int>? = Loadable(options: LoadOptions(clock: TestClock()))
     weak let weakStorage = count!.storage
     let started = WrapperLatch<Void>()
     let sawCancellation = WrapperLatch<Bool>()

@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -55,6 +56,14 @@ enum OddInterrupts: String, CaseIterable, Sendable, CustomTestStringConvertible 
     }
   }
 
+  /// Whether the interrupt task ends up asleep in a delay that never ends (rather than done with its list).
+  var endsAsleep: Bool {
+    switch self {
+    case .zero, .negative, .mostNegative: false
+    case .longest, .beyondLongest, .twoLongest, .zeroAfterLongest, .mixed: true
+    }
+  }
+
   var expected: [Duration] {
     switch self {
     case .zero, .negative, .mostNegative: [.zero]
@@ -80,7 +89,9 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
   /// ones (none for a delay that never ends), the load still ends normally when its block returns, and once it has
   /// ended nothing — not the interrupt task sleeping through a delay of billions of years — keeps the model alive.
   @Test(arguments: OddInterrupts.allCases, InterruptForm.allCases)
-  func oddInterruptDelaysHaveDefinedOutcomes(_ interrupts: OddInterrupts, _ form: InterruptForm) async {
+  func oddInterruptDelaysHaveDefinedOutcomes(_ interrupts: OddInterrupts, _ form: InterruptForm) async throws {
+    let clock = TestClock()
+    let options = LoadOptions(clock: clock)
     var model: OddInputModel? = OddInputModel()
     weak let weakModel = model
     let history: Recorder<LoadableState<Int>>
@@ -92,7 +103,7 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
     switch form {
     case .wrapper:
       history = keyPathRecorder(model!, \.wrapped)
-      task = model!.$wrapped.load(interrupts: interrupts.delays) { [model] in
+      task = model!.$wrapped.load(options: options, interrupts: interrupts.delays) { [model] in
         await gate.wait()
         return model!.interrupts.count
       } onInterrupt: { [model] delay in
@@ -101,7 +112,7 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
       }
     case .keyPath:
       history = keyPathRecorder(model!, \.plain)
-      task = model!.load(\.plain, interrupts: interrupts.delays) { [model] in
+      task = model!.load(\.plain, options: options, interrupts: interrupts.delays) { [model] in
         await gate.wait()
         return model!.interrupts.count
       } onInterrupt: { [model] delay in
@@ -109,9 +120,20 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
         if model!.interrupts.count == expectedCalls { enoughCalls.fulfil() }
       }
     }
+    // Time moves a millisecond at a time through the positive delays (`.mixed`: 1 ms, then 2 ms).
+    for _ in 0..<(interrupts == .mixed ? 3 : 0) {
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .milliseconds(1))
+    }
     await enoughCalls.value()
-    // A broken implementation's extra or early interrupts would land here.
-    await WrapperProbe.settle()
+    if interrupts.endsAsleep {
+      // The interrupt task is asleep in its never-ending delay: no extra call can come without time moving on.
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(86_400 * 365 * 1_000))
+      try await clock.waitForSleepers(1)
+    } else {
+      #expect(clock.sleeperCount == 0)  // done with its list
+    }
     gate.open()
     await task.value
     #expect(model!.interrupts == interrupts.expected)
@@ -127,28 +149,32 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
   /// The same for a process: `[.seconds(Int64.max)]` never fires, the run finishes when its block returns, and the
   /// model is freed afterwards.
   @Test(arguments: InterruptForm.allCases)
-  func longestInterruptNeverFiresForAProcess(_ form: InterruptForm) async {
+  func longestInterruptNeverFiresForAProcess(_ form: InterruptForm) async throws {
+    let clock = TestClock()
+    let options = LoadOptions(clock: clock)
     var model: OddInputModel? = OddInputModel()
     weak let weakModel = model
     let gate = Gate()
     let task: Task<Void, Never>
     switch form {
     case .wrapper:
-      task = model!.$save.run(interrupts: [.seconds(Int64.max)]) { [model] in
+      task = model!.$save.run(options: options, interrupts: [.seconds(Int64.max)]) { [model] in
         _ = model
         await gate.wait()
       } onInterrupt: { [model] delay in
         model!.interrupts.append(delay)
       }
     case .keyPath:
-      task = model!.run(\.action, interrupts: [.seconds(Int64.max)]) { [model] in
+      task = model!.run(\.action, options: options, interrupts: [.seconds(Int64.max)]) { [model] in
         _ = model
         await gate.wait()
       } onInterrupt: { [model] delay in
         model!.interrupts.append(delay)
       }
     }
-    await WrapperProbe.settle()
+    try await clock.waitForSleepers(1)  // the interrupt is asleep in its delay
+    clock.advance(by: .seconds(86_400 * 365 * 1_000))
+    try await clock.waitForSleepers(1)  // and still is, a thousand years later
     gate.open()
     await task.value
     #expect(model!.interrupts == [])
@@ -208,7 +234,7 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
       }
     await history.wait(forCount: 2)
     #expect(history.values == [.loading, .error(TimeoutError())])
-    await WrapperProbe.settle()
+    // The interrupt list ends with the throw, in the same turn of the main actor: no later call can be pending.
     gate.open()
     await task.value
     #expect(model.interrupts.count == 5_000)
