@@ -417,21 +417,25 @@ enum KeyPathInterruptThrow: String, Sendable {
     let staleGate = Gate()
     let currentGate = Gate()
     let current = KeyPathBox<Task<Void, Never>?>(nil)
-    let stale: Task<Void, Never> = model.load(\.numbers, interrupts: [.zero, .milliseconds(10)]) {
+    let clock = TestClock()
+    let stale: Task<Void, Never> = model.load(
+      \.numbers, options: LoadOptions(clock: clock), interrupts: [.zero, .milliseconds(10)]
+    ) {
       await staleGate.wait()
       return [1]
     } onInterrupt: { delay in
       interrupts.value.append(delay)
       guard delay == .zero else { throw TimeoutError() }
-      // Superseded from its own first interrupt, so surely before its 10 ms interrupt is due.
+      // Superseded from its own first interrupt, so before its 10 ms interrupt is due.
       current.value = model.load(\.numbers) {
         await currentGate.wait()
         return [2]
       }
     }
     await eventually { current.value != nil }
-    // Time is the subject here: give the stale 10 ms interrupt ample time to (wrongly) fire.
-    try? await Task.sleep(for: .milliseconds(80))
+    // The stale load's 10 ms interrupt was cancelled with it: moving time past it wakes nobody.
+    #expect(clock.sleeperCount == 0)
+    clock.advance(by: .seconds(1))
     #expect(model.numbers == .loading)
     currentGate.open()
     await current.value?.value

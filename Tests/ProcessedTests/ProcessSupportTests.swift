@@ -273,17 +273,21 @@ private typealias Action = KeyPathVM.Action
     let history = keyPathRecorder(model, \.action)
     let fired = KeyPathBox(0)
     let gate = Gate()
-    let stale: Task<Void, Never> = model.run(\.action, as: .save, interrupts: [.zero, .milliseconds(10)]) {
+    let clock = TestClock()
+    let stale: Task<Void, Never> = model.run(
+      \.action, as: .save, options: LoadOptions(clock: clock), interrupts: [.zero, .milliseconds(10)]
+    ) {
       await gate.wait()
     } onInterrupt: { _ in
       fired.value += 1
       throw TimeoutError()
     }
     model.cancel(\.action)
-    // Time is the subject: the stale run's 10 ms interrupt would have fired by now.
-    try? await Task.sleep(for: .milliseconds(80))
     gate.open()
     await stale.value
+    // The stale run's 10 ms interrupt was cancelled with it: moving time past it wakes nobody.
+    #expect(clock.sleeperCount == 0)
+    clock.advance(by: .seconds(1))
     #expect(fired.value == 0)
     #expect(history.values == [.running(.save)])
   }

@@ -48,7 +48,7 @@ private struct WatchedToken {
 }
 
 @MainActor
-@Suite struct RegistryConcurrencyTests {
+@Suite(.serialized) struct RegistryConcurrencyTests {
   /// After `cancel()` returns on another thread, the handler never starts again, however the cancellation falls
   /// between the main actor's back-to-back writes.
   ///

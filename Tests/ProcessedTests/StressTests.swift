@@ -59,7 +59,7 @@ private struct OffMainObserver {
 }
 
 @MainActor
-@Suite struct StressTests {
+@Suite(.serialized) struct StressTests {
   // MARK: Loads back to back
 
   /// 10 000 loads issued back to back on one state (2 000 under a sanitizer), cycling through returning, yielding,

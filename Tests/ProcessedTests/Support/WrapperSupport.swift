@@ -49,13 +49,4 @@ enum WrapperProbe {
     try? await Task.sleep(for: limit)
     return Task.isCancelled
   }
-
-  /// Lets other main-actor work run for a while (a few yields, then a short sleep). Used only to give a broken
-  /// implementation the chance to write something it must not; never to wait for an expected event.
-  @MainActor
-  static func settle(for duration: Duration = .milliseconds(30)) async {
-    for _ in 0..<10 { await Task.yield() }
-    try? await Task.sleep(for: duration)
-    for _ in 0..<10 { await Task.yield() }
-  }
 }
