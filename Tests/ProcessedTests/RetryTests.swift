@@ -3,17 +3,8 @@ import Testing
 
 @testable import Processed
 
-/// A generator with a fixed seed (SplitMix64), so that jittered delays are reproducible in a test.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
+/// The model-based test's seeded generator (SplitMix64), so that jittered delays are reproducible in a test.
+extension MBRandom: RandomNumberGenerator {}
 
 /// The phases of a load, driven directly: no tasks, no time.
 @Suite struct LoadPhasesTests {
@@ -24,7 +15,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
   @Test func failedAttemptsAreRetriedUntilTheRetriesRunOut() {
     var phases = LoadPhases(retry: .exponential(maxRetries: 2, initialDelay: .seconds(1), jitter: .none))
-    var generator = SeededGenerator(state: 1)
+    var generator = MBRandom(seed: 1)
     var delays: [Duration] = []
     while true {
       let (outcome, error) = failure()
@@ -49,7 +40,7 @@ struct SeededGenerator: RandomNumberGenerator {
   @Test func theDelaysGrowByTheMultiplierUpToTheCap() {
     let policy = RetryPolicy.exponential(
       maxRetries: 10, initialDelay: .milliseconds(500), multiplier: 3, maxDelay: .seconds(10), jitter: .none)
-    var generator = SeededGenerator(state: 2)
+    var generator = MBRandom(seed: 2)
     let delays = (1...5).map { policy.delay(beforeRetry: $0, using: &generator) }
     #expect(delays == [.milliseconds(500), .milliseconds(1_500), .milliseconds(4_500), .seconds(10), .seconds(10)])
     let constant = RetryPolicy.constant(.seconds(2), maxRetries: 3)
@@ -61,7 +52,7 @@ struct SeededGenerator: RandomNumberGenerator {
   func jitteredDelaysStayWithinTheirBounds(_ jitter: RetryPolicy.Jitter) {
     let policy = RetryPolicy.exponential(
       maxRetries: 10, initialDelay: .seconds(1), maxDelay: .seconds(8), jitter: jitter)
-    var generator = SeededGenerator(state: 3)
+    var generator = MBRandom(seed: 3)
     for retry in 1...6 {
       let full = min(Duration.seconds(8), .seconds(1 << (retry - 1)))
       let low = jitter == .full ? Duration.zero : full / 2
@@ -77,7 +68,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
   @Test func cancellationControlErrorsAndRejectedErrorsAreNeverRetried() {
     let policy = RetryPolicy.constant(.seconds(1), maxRetries: 5) { !($0 is TimeoutError) }
-    var generator = SeededGenerator(state: 4)
+    var generator = MBRandom(seed: 4)
     let cases: [(Outcome, any Error)] = [
       (.done, CancellationError()), (.cancel, CancelLoadable()), (.reset, ResetLoadable()),
       (.cancel, CancelProcess()), (.reset, ResetProcess()), (.write(.error(TimeoutError())), TimeoutError()),
@@ -93,7 +84,7 @@ struct SeededGenerator: RandomNumberGenerator {
   }
 
   @Test func oddPoliciesHaveDefinedResults() {
-    var generator = SeededGenerator(state: 5)
+    var generator = MBRandom(seed: 5)
     var none = LoadPhases(retry: .exponential(maxRetries: -3))
     let (outcome, error) = failure()
     guard case .end = none.attemptEnded(outcome, thrown: error, using: &generator) else {

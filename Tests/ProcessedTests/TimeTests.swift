@@ -259,24 +259,8 @@ struct ThrowingClock: Clock {
 /// The worked test of the ProcessedTesting documentation (ProcessedTesting.docc/ProcessedTesting.md).
 @MainActor
 @Suite struct ProcessedTestingDocTests {
-  @MainActor
-  final class SearchViewModel: ObservableModel, LoadableSupport {
-    let observers = ObserverRegistry()
-    var results: LoadableState<[String]> = .absent
-    let clock: any Clock<Duration>
-
-    init(clock: any Clock<Duration> = ContinuousClock()) {
-      self.clock = clock
-    }
-
-    @discardableResult
-    func search(_ text: String) -> Task<Void, Never> {
-      load(\.results, options: LoadOptions(timeout: .seconds(5), clock: clock)) {
-        try await clock.sleep(for: .seconds(60))  // a server that does not answer
-        return [text]
-      }
-    }
-  }
+  /// The same view model as the TestingWithObservers article's.
+  typealias SearchViewModel = DocExamples.TestingWithObserversDocs.SearchViewModel
 
   @Test func aSlowSearchTimesOut() async throws {
     let clock = TestClock()
