@@ -22,7 +22,8 @@ extension MBRandom: RandomNumberGenerator {}
       switch phases.attemptEnded(outcome, thrown: error, using: &generator) {
       case .retry(let delay):
         delays.append(delay)
-        phases.retryDelayEnded()
+        let next: LoadPhases.Next<LoadableState<Int>> = phases.retryDelayEnded()
+        #expect(next.isAttempt)
         continue
       case .end(let outcome):
         guard case .write(.error(let error)) = outcome else {
@@ -30,6 +31,8 @@ extension MBRandom: RandomNumberGenerator {}
           return
         }
         #expect(error is Failure)
+      default:
+        Issue.record("unexpected step")
       }
       break
     }

@@ -27,6 +27,18 @@ extension StateHost {
     } else if let declared = declaredSettings {
       plan.settings = declared
     }
+    if let settings = plan.settings, settings.shapesTheStart {
+      return startShaped(plan, settings.options, silently: silently, priority: priority, currentState: currentState)
+    }
+    return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
+  }
+
+  /// Supersedes the current load and starts `plan` as the new current load: a fresh id, its task, then the start
+  /// state (when `writingStartState`, unless the state already is exactly that).
+  @inlinable @inline(__always)
+  func launch(
+    _ plan: LoadPlan<State>, writingStartState: Bool, priority: TaskPriority?, currentState: State?
+  ) -> Task<Void, Never> {
     tracker.clear()?.cancel()
     let id = LoadTracker.nextID()
     let host = hostReference
@@ -34,10 +46,49 @@ extension StateHost {
       await Self.execute(plan, id: id, host: host)
     }
     tracker.begin(id, task: task)
-    if !silently, !(currentState ?? self.currentState).isAlready(plan.startState) {
+    if writingStartState, !(currentState ?? self.currentState).isAlready(plan.startState) {
       store(plan.startState)
     }
     return task
+  }
+
+  /// A call whose options change how it starts:
+  /// - `.joinRunning` while a load is in progress (in any phase): the call starts nothing, writes nothing, never runs
+  ///   its block, and returns a task that ends when the load in progress ends (or when it is cancelled itself).
+  /// - a debounce that applies: the new load supersedes the current one at once but writes nothing yet; it waits the
+  ///   delay on the options' clock first (see ``LoadPhases``), and a newer call during the wait replaces it.
+  @usableFromInline
+  func startShaped(
+    _ plan: LoadPlan<State>, _ options: LoadOptions, silently: Bool, priority: TaskPriority?, currentState: State?
+  ) -> Task<Void, Never> {
+    if options.overlap == .joinRunning, tracker.isRunning, let running = tracker.task {
+      return Task(priority: priority) { await LoadJoin.wait(for: running) }
+    }
+    guard let debounce = options.debounce, let delay = debounceDelay(debounce, on: options.clock) else {
+      return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
+    }
+    var plan = plan
+    plan.debounce = delay
+    plan.silently = silently
+    return launch(plan, writingStartState: false, priority: priority, currentState: currentState)
+  }
+
+  /// How long a call with `debounce` waits before its load starts; `nil`: it starts at once. Records the call, so
+  /// that a `.leading` debounce knows whether the state had a (debounced) load call within its duration.
+  ///
+  /// A zero or negative duration never waits. A `.leading` call whose previous call was timed on a clock of another
+  /// type counts as the first.
+  @usableFromInline
+  func debounceDelay(_ debounce: Debounce, on clock: any Clock<Duration>) -> Duration? {
+    let previous = lastLoadCall
+    lastLoadCall = LoadCallMark(clock)
+    switch debounce {
+    case .trailing(let delay):
+      return delay > .zero ? delay : nil
+    case .leading(let delay):
+      guard delay > .zero, let elapsed = previous?.elapsed(on: clock), elapsed < delay else { return nil }
+      return delay
+    }
   }
 
   /// Starts a load for an `async` caller, which then waits with ``AwaitedLoad/wait()`` — without holding the host,
@@ -156,108 +207,7 @@ extension StateHost {
       return LoadOutcome(error: error, failure: plan.failure)
     }
   }
-
-  /// A load with options or interrupts, driven through its phases (``LoadPhases``): attempts, each with its
-  /// timeout, and the waits between them, all on the options' clock; the interrupts run beside all attempts. Kept out
-  /// of `execute`, so that a load without options has a small task frame.
-  @inlinable @inline(never)
-  static func runPhases(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async -> LoadOutcome<State> {
-    // Interrupts count from the moment the first attempt starts and span all attempts.
-    let interrupts = plan.interrupts.isEmpty ? nil : Task { await runInterrupts(plan, id: id, host: host) }
-    let outcome = await withTaskCancellationHandler {
-      var phases = LoadPhases(retry: plan.settings?.options.retry ?? .never)
-      var generator = SystemRandomNumberGenerator()
-      while true {
-        var thrown: (any Error)?
-        let outcome = await runAttempt(plan, id: id, host: host, thrown: &thrown)
-        switch phases.attemptEnded(outcome, thrown: thrown, using: &generator) {
-        case .end(let outcome):
-          return outcome
-        case .retry(let delay):
-          // Nothing is written between attempts. A load that is superseded, cancelled or reset meanwhile (its task
-          // is cancelled, which ends the sleep) stops at once.
-          do {
-            try await InterruptClock.sleep(for: delay, on: plan.clock)
-          } catch {
-            phases.stopped()
-            return .done
-          }
-          guard let current = host.object, current.mayWrite(id) else {
-            phases.stopped()
-            return .done
-          }
-          phases.retryDelayEnded()
-        }
-      }
-    } onCancel: {
-      interrupts?.cancel()
-    }
-    interrupts?.cancel()
-    return outcome
-  }
-
-  /// One attempt: the block beside its timeout, when the options have one. A zero or negative timeout ends the
-  /// attempt at once, without running the block.
-  @inlinable
-  static func runAttempt(
-    _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, thrown: inout (any Error)?
-  ) async -> LoadOutcome<State> {
-    guard let timeout = plan.settings?.options.timeout else {
-      return await runBody(plan, id: id, host: host, thrown: &thrown)
-    }
-    if timeout <= .zero {
-      thrown = TimeoutError()
-      return LoadOutcome(error: TimeoutError(), failure: plan.failure)
-    }
-    let deadline = Task { await runTimeout(after: timeout, plan, id: id, host: host) }
-    let outcome = await withTaskCancellationHandler {
-      await runBody(plan, id: id, host: host, thrown: &thrown)
-    } onCancel: {
-      deadline.cancel()
-    }
-    deadline.cancel()
-    return outcome
-  }
-
-  /// Ends load `id` with `TimeoutError()` once `timeout` has passed on the options' clock, if it is still current
-  /// then, and cancels its block's task. A block that ignores cancellation runs on, but the load never writes again.
-  @inlinable
-  static func runTimeout(after timeout: Duration, _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async
-  {
-    do { try await InterruptClock.sleep(for: min(timeout, InterruptClock.longest), on: plan.clock) } catch { return }
-    guard let current = host.object, current.mayWrite(id) else { return }
-    let task = current.tracker.task
-    current.finish(id, with: LoadOutcome(error: TimeoutError(), failure: plan.failure))
-    task?.cancel()
-  }
-
-  /// Calls `onInterrupt` after each accumulated delay while load `id` is current. A zero or negative delay fires
-  /// at once and adds nothing. An error thrown from `onInterrupt` ends the load like an error from the block, and
-  /// cancels the block's task.
-  @inlinable
-  static func runInterrupts(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
-    guard let onInterrupt = plan.onInterrupt else { return }
-    var accumulated = Duration.zero
-    for requested in plan.interrupts {
-      if requested > .zero {
-        let delay = min(requested, InterruptClock.longest)
-        do { try await InterruptClock.sleep(for: delay, on: plan.clock) } catch { return }
-        accumulated = InterruptClock.longest - accumulated < delay ? InterruptClock.longest : accumulated + delay
-      }
-      guard let current = host.object, current.mayWrite(id) else { return }
-      // Taken before `onInterrupt` runs: it may start a newer load, whose task must not be cancelled here.
-      let task = current.tracker.task
-      do {
-        try onInterrupt(accumulated)
-      } catch {
-        current.finish(id, with: LoadOutcome(error: error, failure: plan.failure))
-        task?.cancel()
-        return
-      }
-    }
-  }
 }
-
 /// A load an `async` caller waits for. It holds the load's task only, never its host.
 @usableFromInline
 struct AwaitedLoad: Sendable {

@@ -1,13 +1,28 @@
 /// The phases of one load, as a value that takes an event and returns what to do next.
 ///
-/// A load moves through `attempting(1)`, then — when an attempt fails with an error its retry policy retries —
-/// `waitingToRetry(2)`, `attempting(2)` and so on, until `ended`. The engine (`StateHost.execute`) runs each attempt
-/// and each wait and feeds what happened back in; this value decides, and knows nothing of tasks, clocks or hosts, so
-/// its rules are tested without either. A new policy is a new phase here, not a new branch in every face.
+/// A load with options moves through these phases, each optional but the attempts:
+///
+/// ```
+/// debouncing ─▶ (start state written) ─▶ waitingForPermit(1) ─▶ attempting(1) ─▶ ended
+///                                                                      │
+///                        waitingForPermit(2) ◀─ waitingToRetry(2) ◀────┘ (a retried failure)
+/// ```
+///
+/// The engine (`StateHost.runPhases`) performs each step — sleeps the debounce, writes the start state, waits for a
+/// limiter's permit, runs an attempt, sleeps the retry delay — and feeds what happened back in; this value decides,
+/// and knows nothing of tasks, clocks or hosts, so its rules are tested without either. A new policy is a new phase
+/// here, not a new branch in every face. A load that stops from outside (superseded, cancelled, reset, its owner
+/// gone) ends in whatever phase it is.
 @usableFromInline
 struct LoadPhases: Sendable {
   @usableFromInline
   enum Phase: Equatable, Sendable {
+    /// Waiting out the debounce delay; nothing has been written.
+    case debouncing
+    /// The debounce is over and the start state is being written.
+    case starting
+    /// Waiting for a limiter's permit before attempt `n`.
+    case waitingForPermit(Int)
     /// Attempt `n` (1 is the first) is running.
     case attempting(Int)
     /// Waiting before attempt `n`.
@@ -16,24 +31,78 @@ struct LoadPhases: Sendable {
     case ended
   }
 
-  /// What the engine does after an attempt.
+  /// What the engine does next.
   @usableFromInline
   enum Next<State> {
+    /// Sleep the debounce delay on the options' clock, then report ``LoadPhases/debounceEnded()``.
+    case debounce(Duration)
+    /// Write the start state (unless silent, or already that), then report ``LoadPhases/startStateWritten()``.
+    case writeStartState
+    /// Wait for a permit of the options' limiter, then report ``LoadPhases/permitAcquired()``.
+    case acquirePermit
+    /// Run attempt `n` (holding the permit, if any, until its block returns), then report
+    /// ``LoadPhases/attemptEnded(_:thrown:using:)``.
+    case attempt(Int)
+    /// Sleep this long on the options' clock (nothing is written meanwhile), then report
+    /// ``LoadPhases/retryDelayEnded()``.
+    case retry(after: Duration)
     /// End the load with this outcome.
     case end(LoadOutcome<State>)
-    /// Wait this long on the options' clock, then run the next attempt (nothing is written meanwhile).
-    case retry(after: Duration)
   }
 
   @usableFromInline private(set) var phase: Phase = .attempting(1)
   @usableFromInline let retry: RetryPolicy
+  /// Whether each attempt waits for a limiter's permit.
+  @usableFromInline let usesLimiter: Bool
 
   @usableFromInline
-  init(retry: RetryPolicy) {
+  init(retry: RetryPolicy, usesLimiter: Bool = false) {
     self.retry = retry
+    self.usesLimiter = usesLimiter
   }
 
-  /// The attempt running now ended with `outcome`; `error` is what its block threw, if anything.
+  /// The load starts. `debounce`: the delay it waits first (its start state is written after it), or `nil` when it
+  /// starts at once (its start state was written when it was called).
+  @usableFromInline
+  mutating func begin<State>(debounce: Duration?) -> Next<State> {
+    if let debounce {
+      phase = .debouncing
+      return .debounce(debounce)
+    }
+    return beginAttempt(1)
+  }
+
+  /// The debounce delay is over and the load is still current: it starts as an ordinary load.
+  @usableFromInline
+  mutating func debounceEnded<State>() -> Next<State> {
+    guard phase == .debouncing else {
+      preconditionFailure("Processed: a debounce ended while the load was \(phase)")
+    }
+    phase = .starting
+    return .writeStartState
+  }
+
+  /// The start state of a debounced load was written.
+  @usableFromInline
+  mutating func startStateWritten<State>() -> Next<State> {
+    guard phase == .starting else {
+      preconditionFailure("Processed: a start state was written while the load was \(phase)")
+    }
+    return beginAttempt(1)
+  }
+
+  /// The permit for the next attempt was given.
+  @usableFromInline
+  mutating func permitAcquired<State>() -> Next<State> {
+    guard case .waitingForPermit(let attempt) = phase else {
+      preconditionFailure("Processed: a permit was given while the load was \(phase)")
+    }
+    phase = .attempting(attempt)
+    return .attempt(attempt)
+  }
+
+  /// The attempt running now ended with `outcome`; `error` is what its block threw, if anything (a timeout counts
+  /// as a thrown ``TimeoutError``).
   ///
   /// Retried: an error for which the policy's `retryIf` is true, while retries are left. Never retried:
   /// cancellation and the control errors (their outcomes are not failures).
@@ -54,19 +123,28 @@ struct LoadPhases: Sendable {
     return .retry(after: retry.delay(beforeRetry: attempt, using: &generator))
   }
 
-  /// The wait before the next attempt is over: it starts.
+  /// The wait before the next attempt is over: it starts, after a permit when there is a limiter.
   @usableFromInline
-  mutating func retryDelayEnded() {
+  mutating func retryDelayEnded<State>() -> Next<State> {
     guard case .waitingToRetry(let attempt) = phase else {
       preconditionFailure("Processed: a retry delay ended while the load was \(phase)")
     }
-    phase = .attempting(attempt)
+    return beginAttempt(attempt)
   }
 
   /// The load stopped from outside (superseded, cancelled, reset, its owner gone).
   @usableFromInline
   mutating func stopped() {
     phase = .ended
+  }
+
+  private mutating func beginAttempt<State>(_ attempt: Int) -> Next<State> {
+    if usesLimiter {
+      phase = .waitingForPermit(attempt)
+      return .acquirePermit
+    }
+    phase = .attempting(attempt)
+    return .attempt(attempt)
   }
 }
 

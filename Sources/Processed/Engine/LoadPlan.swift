@@ -23,6 +23,11 @@ struct LoadPlan<State: ManagedState> {
   @usableFromInline var onInterrupt: (@MainActor (_ accumulatedDelay: Duration) throws -> Void)?
   /// The load's options; `nil`: `LoadOptions.default`.
   @usableFromInline var settings: LoadSettings?
+  /// How long the load waits before it starts (a debounce), or `nil` when it starts at once. A debounced load writes
+  /// its start state after the wait, not when it is called.
+  @usableFromInline var debounce: Duration?
+  /// Whether the start state is left unwritten (`silently:`); read by a debounced load, which writes it late.
+  @usableFromInline var silently = false
 
   /// The clock every wait of the load sleeps on.
   @usableFromInline
@@ -104,3 +109,5 @@ enum LoadOutcome<State> {
     }
   }
 }
+
+extension LoadOutcome: Sendable where State: Sendable {}

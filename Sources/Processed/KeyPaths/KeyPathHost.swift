@@ -40,6 +40,14 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @inlinable
   var currentState: State { model[keyPath: keyPath] }
 
+  /// Kept beside the table of running hosts, since a host lives only while its load runs (see
+  /// ``KeyPathHostKey/callMarks``).
+  @usableFromInline
+  var lastLoadCall: LoadCallMark? {
+    get { KeyPathHostKey.callMarks[key].flatMap { $0.model === model ? $0.mark : nil } }
+    set { KeyPathHostKey.rememberCall(newValue, of: model, key) }
+  }
+
   @inlinable
   func store(_ state: State) {
     if let link {
@@ -177,11 +185,39 @@ struct KeyPathHostKey: Hashable {
     lastKeyPathObject = keyPath
   }
 
+  /// When the last debounced load call of each key-path state was made (for `.leading` debounces), with a weak
+  /// reference to the instance, so that an instance whose identity is reused does not inherit its predecessor's mark.
+  /// Entries of instances that are gone are swept when the table has doubled since the last sweep.
+  @usableFromInline @MainActor static var callMarks: [KeyPathHostKey: CallMarkEntry] = [:]
+  @MainActor private static var callMarksSweptAt = 64
+
+  @usableFromInline @MainActor
+  static func rememberCall(_ mark: LoadCallMark?, of model: AnyObject, _ key: KeyPathHostKey) {
+    callMarks[key] = CallMarkEntry(model: model, mark: mark)
+    if callMarks.count >= callMarksSweptAt {
+      callMarks = callMarks.filter { $0.value.model != nil }
+      callMarksSweptAt = max(64, callMarks.count * 2)
+    }
+  }
+
   @usableFromInline @MainActor
   static func forgetLastUsed() {
     lastHost = nil
     lastInstance = nil
     lastKeyPath = nil
     lastKeyPathObject = nil
+  }
+}
+
+/// A debounced call's mark and the instance it belongs to, held weakly.
+@usableFromInline
+struct CallMarkEntry {
+  @usableFromInline weak var model: AnyObject?
+  @usableFromInline let mark: LoadCallMark?
+
+  @usableFromInline
+  init(model: AnyObject, mark: LoadCallMark?) {
+    self.model = model
+    self.mark = mark
   }
 }

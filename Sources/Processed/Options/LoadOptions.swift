@@ -72,17 +72,3 @@ public struct LoadOptions: Sendable {
   /// ```
   public static var `default`: LoadOptions { LoadOptions() }
 }
-
-extension LoadOptions {
-  /// Stops with a clear message when the options ask for a policy this version does not implement yet, rather than
-  /// ignoring it.
-  @usableFromInline
-  func checkSupported() {
-    precondition(debounce == nil, "Processed: LoadOptions.debounce is not implemented yet; a load cannot be debounced")
-    precondition(
-      overlap == .cancelRunning,
-      "Processed: LoadOptions.overlap .joinRunning is not implemented yet (use .cancelRunning)")
-    precondition(
-      limiter == nil, "Processed: LoadOptions.limiter is not implemented yet; a load cannot wait for a permit")
-  }
-}

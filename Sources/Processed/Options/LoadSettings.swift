@@ -3,10 +3,12 @@
 @usableFromInline
 final class LoadSettings: Sendable {
   @usableFromInline let options: LoadOptions
+  /// Whether the options change how a call starts (a debounce, or `.joinRunning`), read where the call starts.
+  @usableFromInline let shapesTheStart: Bool
 
   @usableFromInline
   init(_ options: LoadOptions) {
-    options.checkSupported()
     self.options = options
+    shapesTheStart = options.debounce != nil || options.overlap == .joinRunning
   }
 }

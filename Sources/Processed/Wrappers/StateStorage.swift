@@ -23,6 +23,7 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   /// Whether `modelLink` was looked for (a wrapper outside a model has none).
   @usableFromInline @exclusivity(unchecked) var modelLinkResolved = false
 
+  @usableFromInline var lastLoadCall: LoadCallMark?
   /// The declaration's options (`@Loadable(options:)`), for loads given none.
   @usableFromInline let declaredSettings: LoadSettings?
 

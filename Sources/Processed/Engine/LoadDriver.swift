@@ -1,0 +1,243 @@
+/// The driver of a load with options or interrupts: it performs what ``LoadPhases`` decides — the debounce, the
+/// start state, a limiter's permit, the attempts with their timeouts, the retry delays — all on the options' clock,
+/// with the interrupts running beside all attempts. Kept out of `execute`, so that a load without options has a
+/// small task frame.
+///
+/// After every wait the driver checks that the load may still write: a superseded, cancelled or reset load has its
+/// task cancelled, which ends the wait, and then stops; a clock that ignores cancellation cannot revive it. A clock
+/// whose sleep throws for another reason skips that wait (a debounce or retry delay passes at once).
+extension StateHost {
+  @inlinable @inline(never)
+  static func runPhases(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async -> LoadOutcome<State> {
+    let options = plan.settings?.options
+    var phases = LoadPhases(retry: options?.retry ?? .never, usesLimiter: options?.limiter != nil)
+    // Before the first attempt: the debounce, the start state, the first permit.
+    var next: LoadPhases.Next<State> = phases.begin(debounce: plan.debounce)
+    while !next.isAttempt {
+      guard let following = await advance(next, &phases, plan, id: id, host: host) else { return .done }
+      next = following
+    }
+    // Interrupts count from the moment the first attempt starts and span all attempts.
+    let interrupts = plan.interrupts.isEmpty ? nil : Task { await runInterrupts(plan, id: id, host: host) }
+    let outcome = await withTaskCancellationHandler {
+      var generator = SystemRandomNumberGenerator()
+      while true {
+        switch next {
+        case .attempt:
+          var thrown: (any Error)?
+          let outcome = await runAttempt(plan, id: id, host: host, holding: options?.limiter, thrown: &thrown)
+          next = phases.attemptEnded(outcome, thrown: thrown, using: &generator)
+        case .end(let outcome):
+          return outcome
+        default:
+          guard let following = await advance(next, &phases, plan, id: id, host: host) else { return .done }
+          next = following
+        }
+      }
+    } onCancel: {
+      interrupts?.cancel()
+    }
+    interrupts?.cancel()
+    return outcome
+  }
+
+  /// Performs a step between attempts and returns the next one, or `nil` when the load stopped meanwhile.
+  @inlinable
+  static func advance(
+    _ step: LoadPhases.Next<State>, _ phases: inout LoadPhases, _ plan: LoadPlan<State>, id: UInt64,
+    host: HostReference<Self>
+  ) async -> LoadPhases.Next<State>? {
+    switch step {
+    case .debounce(let delay):
+      try? await InterruptClock.sleep(for: delay, on: plan.clock)
+      guard let current = host.object, current.mayWrite(id) else { break }
+      return phases.debounceEnded()
+    case .writeStartState:
+      guard let current = host.object, current.mayWrite(id) else { break }
+      if !plan.silently, !current.currentState.isAlready(plan.startState) {
+        current.store(plan.startState)
+      }
+      return phases.startStateWritten()
+    case .acquirePermit:
+      guard let limiter = plan.settings?.options.limiter else {
+        preconditionFailure("Processed: a load without a limiter waited for a permit")
+      }
+      guard await limiter.acquire() else { break }
+      guard let current = host.object, current.mayWrite(id) else {
+        limiter.release()
+        break
+      }
+      return phases.permitAcquired()
+    case .retry(let delay):
+      try? await InterruptClock.sleep(for: delay, on: plan.clock)
+      guard let current = host.object, current.mayWrite(id) else { break }
+      return phases.retryDelayEnded()
+    case .attempt, .end:
+      preconditionFailure("Processed: \(step) is not a step between attempts")
+    }
+    phases.stopped()
+    return nil
+  }
+
+  /// One attempt: the block, beside its timeout when the options have one. `permit`: the limiter whose permit the
+  /// attempt holds; it is given back when the block returns, however it ends.
+  ///
+  /// With a timeout the block runs in a task of its own, raced against a timer on the options' clock: when the timer
+  /// wins, the attempt ends with ``TimeoutError`` at once (the phases may retry it) and the block's task is
+  /// cancelled — a block that ignores cancellation runs on, keeps its permit until it returns, but never writes
+  /// (its task is cancelled, so `mayWrite` fails). A zero or negative timeout ends the attempt before the block runs.
+  @inlinable
+  static func runAttempt(
+    _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, holding permit: LoadLimiter?,
+    thrown: inout (any Error)?
+  ) async -> LoadOutcome<State> {
+    guard let timeout = plan.settings?.options.timeout else {
+      let outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
+      permit?.release()
+      return outcome
+    }
+    if timeout <= .zero {
+      permit?.release()
+      thrown = TimeoutError()
+      return LoadOutcome(error: TimeoutError(), failure: plan.failure)
+    }
+    let ended = FirstSignal<AttemptEnd>()
+    let body = Task {
+      var thrown: (any Error)?
+      let outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
+      permit?.release()
+      ended.signal(.returned)
+      return AttemptResult(outcome: outcome, thrown: thrown)
+    }
+    let clock = plan.clock
+    let timer = Task {
+      guard (try? await InterruptClock.sleep(for: min(timeout, InterruptClock.longest), on: clock)) != nil else {
+        return  // cancelled (the attempt ended first), or a clock that failed: no timeout
+      }
+      ended.signal(.timedOut)
+    }
+    // The block's task is cancelled in the handler itself, synchronously: a load started from inside the block
+    // supersedes this one, and must see its caller cancelled at once (see `startAwaited`).
+    let end = await withTaskCancellationHandler {
+      await ended.wait()
+    } onCancel: {
+      body.cancel()
+      ended.signal(.stopped)
+    }
+    timer.cancel()
+    switch end {
+    case .returned:
+      let result = await body.value
+      thrown = result.thrown
+      return result.outcome
+    case .timedOut:
+      body.cancel()
+      thrown = TimeoutError()
+      return LoadOutcome(error: TimeoutError(), failure: plan.failure)
+    case .stopped:
+      return .done
+    }
+  }
+
+  /// Calls `onInterrupt` after each accumulated delay while load `id` is current. A zero or negative delay fires
+  /// at once and adds nothing. An error thrown from `onInterrupt` ends the load like an error from the block, and
+  /// cancels the load's task (never retried).
+  @inlinable
+  static func runInterrupts(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
+    guard let onInterrupt = plan.onInterrupt else { return }
+    var accumulated = Duration.zero
+    for requested in plan.interrupts {
+      if requested > .zero {
+        let delay = min(requested, InterruptClock.longest)
+        do { try await InterruptClock.sleep(for: delay, on: plan.clock) } catch { return }
+        accumulated = InterruptClock.longest - accumulated < delay ? InterruptClock.longest : accumulated + delay
+      }
+      guard let current = host.object, current.mayWrite(id) else { return }
+      // Taken before `onInterrupt` runs: it may start a newer load, whose task must not be cancelled here.
+      let task = current.tracker.task
+      do {
+        try onInterrupt(accumulated)
+      } catch {
+        current.finish(id, with: LoadOutcome(error: error, failure: plan.failure))
+        task?.cancel()
+        return
+      }
+    }
+  }
+}
+
+/// What ended an attempt that has a timeout.
+@usableFromInline
+enum AttemptEnd: Sendable {
+  /// The block returned (or threw).
+  case returned
+  /// The timeout passed first.
+  case timedOut
+  /// The load's task was cancelled (superseded, cancelled, reset).
+  case stopped
+}
+
+/// What a block run in a task of its own (beside a timeout) ended with.
+@usableFromInline
+struct AttemptResult<State: Sendable>: Sendable {
+  @usableFromInline let outcome: LoadOutcome<State>
+  @usableFromInline let thrown: (any Error)?
+
+  @inlinable
+  init(outcome: LoadOutcome<State>, thrown: (any Error)?) {
+    self.outcome = outcome
+    self.thrown = thrown
+  }
+}
+
+extension LoadPhases.Next {
+  @usableFromInline
+  var isAttempt: Bool {
+    if case .attempt = self { return true }
+    return false
+  }
+}
+
+/// A call with ``OverlapPolicy/joinRunning`` made while a load is in progress: it waits for that load instead of
+/// starting one.
+@usableFromInline
+enum LoadJoin {
+  /// Returns when `running` (the load in progress) ends, or at once when the calling task is cancelled — cancelling
+  /// a joining call never cancels the load it joined.
+  @usableFromInline
+  static func wait(for running: Task<Void, Never>) async {
+    let ended = FirstSignal<Bool>()
+    let watcher = Task.detached {
+      await running.value
+      ended.signal(true)
+    }
+    await withTaskCancellationHandler {
+      _ = await ended.wait()
+    } onCancel: {
+      ended.signal(false)
+    }
+    watcher.cancel()
+  }
+}
+
+/// When a debounced load call was made, on its options' clock: what a `.leading` debounce compares with.
+@usableFromInline
+final class LoadCallMark: Sendable {
+  let instant: any InstantProtocol<Duration>
+
+  @usableFromInline
+  init(_ clock: any Clock<Duration>) {
+    instant = clock.now
+  }
+
+  /// The time since the mark on `clock`, or `nil` when the mark was made on a clock of another type.
+  @usableFromInline
+  func elapsed(on clock: any Clock<Duration>) -> Duration? {
+    Self.elapsed(clock, since: instant)
+  }
+
+  private static func elapsed<C: Clock<Duration>>(_ clock: C, since mark: any InstantProtocol<Duration>) -> Duration? {
+    guard let mark = mark as? C.Instant else { return nil }
+    return mark.duration(to: clock.now)
+  }
+}

@@ -1,0 +1,37 @@
+/// One waiter, woken by the first of several signals: the engine's way of racing an attempt against its timeout and
+/// a joined load against its caller's cancellation, without waiting for the losers (a block that ignores cancellation
+/// must not hold up the load that timed it out).
+///
+/// `signal` may be called from any thread, any number of times; only the first counts. `wait()` is called once.
+@usableFromInline
+final class FirstSignal<Signal: Sendable>: Sendable {
+  private let box = LockedBox<(signal: Signal?, continuation: CheckedContinuation<Signal, Never>?)>((nil, nil))
+
+  @usableFromInline
+  init() {}
+
+  /// Sends `signal`, unless one was sent before.
+  @usableFromInline
+  func signal(_ signal: Signal) {
+    let waiter: CheckedContinuation<Signal, Never>?? = box.withLock { state in
+      guard state.signal == nil else { return nil }
+      state.signal = signal
+      defer { state.continuation = nil }
+      return .some(state.continuation)
+    }
+    if case .some(let waiter?) = waiter { waiter.resume(returning: signal) }
+  }
+
+  /// Returns the first signal, waiting for it if none was sent yet.
+  @usableFromInline
+  func wait() async -> Signal {
+    await withCheckedContinuation { continuation in
+      let sent: Signal? = box.withLock { state in
+        if let signal = state.signal { return signal }
+        state.continuation = continuation
+        return nil
+      }
+      if let sent { continuation.resume(returning: sent) }
+    }
+  }
+}
