@@ -1,0 +1,318 @@
+import ProcessedTesting
+import Testing
+
+@testable import Processed
+
+/// `LoadLimiter`: FIFO permits shared across states, never more than `maxConcurrent` blocks, no leaked permit.
+@MainActor
+@Suite struct LoadLimiterTests {
+  /// `count` standalone states.
+  func states(_ count: Int) -> [Loadable<Int>] { (0..<count).map { _ in Loadable<Int>() } }
+
+  @Test func loadsBeyondTheLimitShowTheirStartStateAndRunInTheOrderTheyWereCalled() async {
+    let limiter = LoadLimiter(maxConcurrent: 2)
+    let options = LoadOptions(limiter: limiter)
+    let states = states(5)
+    let gates = (0..<5).map { _ in Gate() }
+    var started: [Int] = []
+    var tasks: [Task<Void, Never>] = []
+    for index in 0..<5 {
+      tasks.append(
+        states[index].projectedValue.load(options: options) {
+          started.append(index)
+          await gates[index].wait()
+          return index
+        })
+      #expect(states[index].wrappedValue == .loading)  // written when called
+    }
+    await eventually { started.count == 2 && limiter.waiting == 3 }
+    #expect(started == [0, 1])
+    #expect(limiter.running == 2)
+    gates[1].open()
+    await tasks[1].value
+    await eventually { started.count == 3 }
+    #expect(started == [0, 1, 2])
+    for index in [0, 2, 3, 4] {
+      gates[index].open()
+      await tasks[index].value
+    }
+    #expect(started == [0, 1, 2, 3, 4])
+    #expect(states.map(\.wrappedValue) == [.loaded(0), .loaded(1), .loaded(2), .loaded(3), .loaded(4)])
+    #expect(limiter.running == 0 && limiter.waiting == 0)
+  }
+
+  @Test(arguments: ["newer load", "cancel", "reset", "manual write", "task cancelled", "caller cancelled"])
+  func aWaitingLoadThatStopsBeingCurrentLeavesTheQueueAtOnceAndNeverRuns(_ how: String) async {
+    let limiter = LoadLimiter(maxConcurrent: 1)
+    let options = LoadOptions(limiter: limiter)
+    let holder = Loadable<Int>()
+    let gate = Gate()
+    let holding: Task<Void, Never> = holder.projectedValue.load(options: options) {
+      await gate.wait()
+      return 0
+    }
+    await eventually { limiter.running == 1 }
+    let waiter = Loadable<Int>()
+    var ran = false
+    let task: Task<Void, Never>
+    if how == "caller cancelled" {
+      task = Task {
+        await waiter.projectedValue.load(options: options) {
+          ran = true
+          return 1
+        }
+      }
+    } else {
+      task = waiter.projectedValue.load(options: options) {
+        ran = true
+        return 1
+      }
+    }
+    await eventually { limiter.waiting == 1 }
+    switch how {
+    case "newer load": let _: Task<Void, Never> = waiter.projectedValue.load { 2 }
+    case "cancel": waiter.projectedValue.cancel()
+    case "reset": waiter.projectedValue.reset()
+    case "manual write": waiter.wrappedValue = .loaded(3)
+    default: task.cancel()
+    }
+    await task.value
+    #expect(limiter.waiting == 0)  // at once: the holder still runs
+    #expect(limiter.running == 1)
+    gate.open()
+    await holding.value
+    #expect(!ran)
+    #expect(limiter.running == 0 && limiter.waiting == 0)
+  }
+
+  @Test func aBlockThatIgnoresCancellationKeepsItsPermitUntilItReturns() async {
+    let limiter = LoadLimiter(maxConcurrent: 1)
+    let options = LoadOptions(limiter: limiter)
+    let first = Loadable<Int>()
+    let second = Loadable<Int>()
+    let gate = Gate()
+    let stubborn: Task<Void, Never> = first.projectedValue.load(options: options) {
+      await gate.wait()  // ignores cancellation
+      return 1
+    }
+    await eventually { gate.waiting == 1 }
+    first.projectedValue.cancel()
+    var ran = false
+    let next: Task<Void, Never> = second.projectedValue.load(options: options) {
+      ran = true
+      return 2
+    }
+    await eventually { limiter.waiting == 1 }
+    #expect(limiter.running == 1 && !ran)
+    gate.open()
+    await stubborn.value
+    await next.value
+    #expect(ran)
+    #expect(first.wrappedValue == .loading)  // the cancelled load never wrote
+    #expect(second.wrappedValue == .loaded(2))
+    #expect(limiter.running == 0 && limiter.waiting == 0)
+  }
+
+  @Test func noPermitIsHeldDuringARetryDelay() async throws {
+    let clock = TestClock()
+    let limiter = LoadLimiter(maxConcurrent: 1)
+    let retrying = LoadOptions(retry: .constant(.seconds(1), maxRetries: 1), limiter: limiter, clock: clock)
+    let first = Loadable<Int>()
+    let second = Loadable<Int>()
+    var order: [String] = []
+    let gate = Gate()
+    let failing: Task<Void, Never> = first.projectedValue.load(options: retrying) {
+      order.append("first \(order.count)")
+      if order.count == 1 { throw CancellationLikeFailure() }
+      return 1
+    }
+    try await clock.waitForSleepers(1)  // waiting to retry, holding nothing
+    #expect(limiter.running == 0)
+    let other: Task<Void, Never> = second.projectedValue.load(options: LoadOptions(limiter: limiter)) {
+      order.append("second")
+      await gate.wait()
+      return 2
+    }
+    await eventually { limiter.running == 1 && order.count == 2 }
+    clock.advance(by: .seconds(1))
+    await eventually { limiter.waiting == 1 }  // the retry queues again
+    gate.open()
+    await other.value
+    await failing.value
+    #expect(order == ["first 0", "second", "first 2"])
+    #expect(first.wrappedValue == .loaded(1))
+    #expect(limiter.running == 0 && limiter.waiting == 0)
+  }
+
+  @Test func aTimedOutBlockKeepsItsPermitUntilItReturns() async throws {
+    let clock = TestClock()
+    let limiter = LoadLimiter(maxConcurrent: 1)
+    let options = LoadOptions(timeout: .seconds(1), limiter: limiter, clock: clock)
+    let state = Loadable<Int>()
+    let gate = Gate()
+    let task: Task<Void, Never> = state.projectedValue.load(options: options) {
+      await gate.wait()
+      return 1
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    await task.value
+    #expect(state.wrappedValue == .error(TimeoutError()))
+    #expect(limiter.running == 1)  // the block still runs
+    gate.open()
+    await eventually { limiter.running == 0 }
+    #expect(state.wrappedValue == .error(TimeoutError()))
+  }
+
+  @Test func keyPathStatesProcessesAndSilentLoadsShareALimiter() async {
+    let limiter = LoadLimiter(maxConcurrent: 1)
+    let options = LoadOptions(limiter: limiter)
+    let model = PolicyModel()
+    model.keyPathResults = .loaded(0)
+    let gate = Gate()
+    var order: [String] = []
+    let load: Task<Void, Never> = model.load(\.keyPathResults, silently: true, options: options) {
+      order.append("load")
+      await gate.wait()
+      return 1
+    }
+    let run: Task<Void, Never> = model.$save.run(options: options) { order.append("save") }
+    #expect(model.keyPathResults == .loaded(0))  // silent: nothing written
+    #expect(model.save.isRunning)
+    await eventually { limiter.waiting == 1 }
+    gate.open()
+    await load.value
+    await run.value
+    #expect(order == ["load", "save"])
+    #expect(model.keyPathResults == .loaded(1))
+    #expect(model.save.hasFinished)
+    #expect(limiter.running == 0 && limiter.waiting == 0)
+  }
+
+  @Test func aMaxConcurrentBelowOneIsAPreconditionFailure() async {
+    await #expect(processExitsWith: .failure) {
+      _ = LoadLimiter(maxConcurrent: 0)
+    }
+  }
+
+  @Test func anUncontendedAcquireAndReleaseLeaveNothing() async {
+    let limiter = LoadLimiter(maxConcurrent: 3)
+    for _ in 0..<1_000 {
+      #expect(await limiter.acquire())
+      limiter.release()
+    }
+    #expect(limiter.running == 0 && limiter.waiting == 0)
+  }
+
+  /// 1,000 loads over 50 states, 4 permits: never more than 4 blocks at once, nothing left over.
+  @Test func aThousandLoadsOverFiftyStatesNeverRunMoreThanTheLimit() async {
+    let limiter = LoadLimiter(maxConcurrent: 4)
+    let options = LoadOptions(limiter: limiter)
+    let states = states(50)
+    var generator = MBRandom(seed: 12)
+    var runningNow = 0
+    var mostAtOnce = 0
+    var tasks: [Task<Void, Never>] = []
+    for index in 0..<1_000 {
+      let state = states[Int.random(in: 0..<50, using: &generator)]
+      tasks.append(
+        state.projectedValue.load(options: options) {
+          runningNow += 1
+          mostAtOnce = max(mostAtOnce, runningNow)
+          #expect(limiter.running <= 4)
+          await Task.yield()
+          runningNow -= 1
+          return index
+        })
+      switch Int.random(in: 0..<10, using: &generator) {
+      case 0: state.projectedValue.cancel()
+      case 1: state.projectedValue.reset()
+      case 2: await Task.yield()
+      default: break
+      }
+    }
+    for task in tasks { await task.value }
+    #expect(mostAtOnce <= 4 && mostAtOnce >= 1)
+    #expect(limiter.running == 0 && limiter.waiting == 0)
+  }
+
+  @Test func thousandsOfStatesCanShareOneLimiter() async {
+    let limiter = LoadLimiter(maxConcurrent: 2)
+    let options = LoadOptions(limiter: limiter)
+    let states = states(5_000)
+    let gate = Gate()
+    let tasks = states.map { state in
+      state.projectedValue.load(options: options) {
+        await gate.wait()
+        return 1
+      }
+    }
+    await eventually { limiter.waiting == 4_998 }
+    for state in states.dropFirst(2).prefix(4_000) { state.projectedValue.cancel() }
+    #expect(limiter.waiting == 998)
+    gate.open()
+    for task in tasks { await task.value }
+    #expect(states.filter { $0.wrappedValue == .loaded(1) }.count == 1_000)
+    #expect(limiter.running == 0 && limiter.waiting == 0)
+  }
+}
+
+/// An ordinary failure, for retry tests.
+struct CancellationLikeFailure: Error, Equatable {}
+
+/// A timeout ends the attempt, not the load: with a retry policy, a timed-out attempt is retried.
+@MainActor
+@Suite struct TimeoutRetryTests {
+  @Test func aTimedOutAttemptIsRetriedAndTheLastTimeoutIsWritten() async throws {
+    let clock = TestClock()
+    let state = Loadable<Int>()
+    let history = StateRecorder(state.projectedValue)
+    let gate = Gate()
+    var attempts = 0
+    let options = LoadOptions(
+      retry: .constant(.seconds(2), maxRetries: 2), timeout: .seconds(1), clock: clock)
+    let task: Task<Void, Never> = state.projectedValue.load(options: options) {
+      attempts += 1
+      await gate.wait()  // slower than the timeout, and ignores cancellation
+      return attempts
+    }
+    for _ in 1...2 {
+      try await clock.waitForSleepers(1)  // the timeout
+      clock.advance(by: .seconds(1))
+      try await clock.waitForSleepers(1)  // the retry delay
+      clock.advance(by: .seconds(2))
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    await task.value
+    #expect(attempts == 3)
+    #expect(gate.waiting == 3)  // every attempt's block still runs, none wrote
+    gate.open()
+    await eventually { gate.waiting == 0 }
+    #expect(history.values == [.loading, .error(TimeoutError())])
+    #expect(clock.sleeperCount == 0)
+  }
+
+  @Test func aRetriedAttemptThatFinishesInTimeWins() async throws {
+    let clock = TestClock()
+    let state = Loadable<Int>()
+    let gate = Gate()
+    var attempts = 0
+    let options = LoadOptions(retry: .constant(.zero, maxRetries: 1), timeout: .seconds(1), clock: clock)
+    let task: Task<Void, Never> = state.projectedValue.load(options: options) { yield in
+      attempts += 1
+      let attempt = attempts
+      if attempt == 1 { await gate.wait() }  // ignores the timeout's cancellation
+      yield(.loaded(attempt))
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    await task.value
+    #expect(attempts == 2)
+    #expect(state.wrappedValue == .loaded(2))
+    gate.open()  // the timed-out first attempt returns late: its yield is dropped
+    await eventually { gate.waiting == 0 }
+    await Task.yield()
+    #expect(state.wrappedValue == .loaded(2))
+  }
+}
