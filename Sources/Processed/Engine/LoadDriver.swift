@@ -104,7 +104,9 @@ extension StateHost {
     let ended = FirstSignal<AttemptEnd>()
     let body = Task {
       var thrown: (any Error)?
-      let outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
+      // Cancelled before it ran (the load stopped being current while the attempt was being set up, for example
+      // during the hop to this task): the block never starts.
+      let outcome = Task.isCancelled ? .done : await runBody(plan, id: id, host: host, thrown: &thrown)
       permit?.release()
       ended.signal(.returned)
       return AttemptResult(outcome: outcome, thrown: thrown)
