@@ -102,6 +102,57 @@ extension MBRandom: RandomNumberGenerator {}
     #expect(huge.delay(beforeRetry: 50, using: &generator) == .seconds(30))
   }
 
+  @Test func aDebouncedLoadWaitsThenWritesItsStartStateThenWaitsForAPermitBeforeEachAttempt() {
+    typealias Next = LoadPhases.Next<LoadableState<Int>>
+    var phases = LoadPhases(retry: .constant(.seconds(1), maxRetries: 1), usesLimiter: true)
+    var generator = MBRandom(seed: 6)
+    var steps: [String] = []
+    var next: Next = phases.begin(debounce: .milliseconds(300))
+    while true {
+      switch next {
+      case .debounce(let delay):
+        steps.append("debounce \(delay)")
+        #expect(phases.phase == .debouncing)
+        next = phases.debounceEnded()
+      case .writeStartState:
+        steps.append("start state")
+        next = phases.startStateWritten()
+      case .acquirePermit:
+        steps.append("permit")
+        next = phases.permitAcquired()
+      case .attempt(let attempt):
+        steps.append("attempt \(attempt)")
+        #expect(phases.phase == .attempting(attempt))
+        let (outcome, error) = failure()
+        next = phases.attemptEnded(outcome, thrown: error, using: &generator)
+      case .retry(let delay):
+        steps.append("retry after \(delay)")
+        #expect(phases.phase == .waitingToRetry(2))
+        next = phases.retryDelayEnded()
+      case .end:
+        steps.append("end")
+      }
+      if case .end = next { break }
+    }
+    #expect(
+      steps == [
+        "debounce 0.3 seconds", "start state", "permit", "attempt 1", "retry after 1.0 seconds", "permit", "attempt 2",
+      ])
+    #expect(phases.phase == .ended)
+  }
+
+  @Test func aLoadWithoutDebounceOrLimiterStartsWithItsFirstAttempt() {
+    var phases = LoadPhases(retry: .never)
+    let next: LoadPhases.Next<LoadableState<Int>> = phases.begin(debounce: nil)
+    guard case .attempt(1) = next else {
+      Issue.record("expected the first attempt, got \(next)")
+      return
+    }
+    #expect(phases.phase == .attempting(1))
+    phases.stopped()
+    #expect(phases.phase == .ended)
+  }
+
   @Test func aMultiplierBelowOneIsAPreconditionFailure() async {
     await #expect(processExitsWith: .failure) {
       _ = RetryPolicy.exponential(multiplier: 0.5)
