@@ -59,6 +59,9 @@ struct Stories {
     await processes()
     await timeout()
     await classForm()
+    await searchAsYouType()
+    await doubleTappedSave()
+    await limitedDownloads()
   }
 
   // 1. `@Loadable`: a load goes .absent → .loading → .loaded; a failing one ends in .error.
@@ -216,6 +219,84 @@ struct Stories {
     processToken.cancel()
     show(numbersHistory, label: "numbers")
     show(processHistory, label: "process")
+  }
+}
+
+extension Stories {
+  // 8. Debounce: a search field loads as the user types, once per pause, with no .loading flicker per keystroke.
+  @MainActor
+  static func searchAsYouType() async {
+    print("\n8. Search as you type (debounce)")
+    @Loadable(options: LoadOptions(debounce: .trailing(.milliseconds(80)))) var results: LoadableState<[String]>
+    var history = [results]
+    var searches: [String] = []
+    let token = $results.observe { history.append($0) }
+
+    var last: Task<Void, Never>?
+    for query in ["s", "sw", "swi", "swif", "swift"] {
+      print("   typed \"\(query)\"")
+      last = $results.load {
+        searches.append(query)
+        try await Task.sleep(for: .milliseconds(10))
+        return ["\(query) 6.2", "\(query) testing"]
+      }
+      try? await Task.sleep(for: .milliseconds(20))  // the next keystroke comes before the pause ends
+    }
+    await last?.value
+
+    token.cancel()
+    print("   searches run:", searches)
+    show(history)
+  }
+
+  // 9. Join a running load: a double-tapped Save saves once; both taps return when it is done.
+  @MainActor
+  static func doubleTappedSave() async {
+    print("\n9. A double-tapped Save (.joinRunning)")
+    @Process(options: LoadOptions(overlap: .joinRunning)) var saving
+    var history = [saving]
+    var saves = 0
+    let token = $saving.observe { history.append($0) }
+
+    let first: Task<Void, Never> = $saving.run {
+      saves += 1
+      try await API.save()
+    }
+    let second: Task<Void, Never> = $saving.run {  // joins the first: starts nothing
+      saves += 1
+      try await API.save()
+    }
+    await first.value
+    await second.value
+
+    token.cancel()
+    print("   saves:", saves)
+    show(history)
+  }
+
+  // 10. A limiter shared by many states: 8 thumbnails, at most 3 downloads at once, the rest shown as .loading.
+  @MainActor
+  static func limitedDownloads() async {
+    print("\n10. Eight thumbnails, three downloads at a time (LoadLimiter)")
+    let limiter = LoadLimiter(maxConcurrent: 3)
+    let options = LoadOptions(limiter: limiter)
+    let thumbnails = (0..<8).map { _ in Loadable<Int>() }
+    var downloading = 0
+    var mostAtOnce = 0
+
+    let tasks = thumbnails.enumerated().map { index, thumbnail -> Task<Void, Never> in
+      thumbnail.projectedValue.load(options: options) {
+        downloading += 1
+        mostAtOnce = max(mostAtOnce, downloading)
+        defer { downloading -= 1 }
+        try await Task.sleep(for: .milliseconds(5))
+        return index
+      }
+    }
+    print("   right after the calls:", thumbnails.map { $0.wrappedValue.isLoading ? "loading" : "?" })
+    for task in tasks { await task.value }
+    print("   at most \(mostAtOnce) at once; now running \(limiter.running), waiting \(limiter.waiting)")
+    print("   thumbnails:", thumbnails.map { $0.wrappedValue.data ?? -1 })
   }
 }
 

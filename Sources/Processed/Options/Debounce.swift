@@ -1,26 +1,41 @@
 /// Whether a load waits before it starts, so that a burst of calls (a user typing) runs one load.
 ///
 /// ```swift
-/// let options = LoadOptions(debounce: .trailing(.milliseconds(300)))
+/// func queryChanged(to query: String) {
+///   let options = LoadOptions(debounce: .trailing(.milliseconds(300)))
+///   $results.load(options: options) { try await api.search(query) }
+/// }
 /// ```
 ///
-/// > Important: Declared, not yet implemented: a debounced load stops with a precondition failure.
+/// A debounced call supersedes the load in progress at once, then waits on the options' clock, writing nothing —
+/// no `.loading` flicker while the user types. A newer call during the wait replaces it: the replaced call's block
+/// never runs, its `Task` ends and its `async` caller returns. `cancel()`, `reset()` and manual writes drop a waiting
+/// call. After the wait the load starts as an ordinary one. A zero or negative duration does not wait. See
+/// <doc:Debouncing>.
 public enum Debounce: Sendable, Equatable {
   /// The load waits the duration before it starts; a newer call during the wait replaces it.
   case trailing(Duration)
-  /// The load starts at once when its state had no load call in the last duration; otherwise as `.trailing`.
+  /// The load starts at once when its state had no debounced load call in the last duration; otherwise as
+  /// `.trailing`.
   case leading(Duration)
 }
 
 /// What a load call does while a load of the same state is in progress.
 ///
 /// ```swift
-/// let options = LoadOptions(overlap: .cancelRunning)
+/// @Process(options: LoadOptions(overlap: .joinRunning)) var saving
+///
+/// func saveTapped() {
+///   $saving.run { try await api.save(document) }  // a double tap saves once
+/// }
 /// ```
+///
+/// See <doc:JoiningARunningLoad>.
 public enum OverlapPolicy: Sendable, Equatable {
   /// The new call supersedes the load in progress (latest wins). The default.
   case cancelRunning
-  /// The new call starts nothing and ends when the load in progress ends (declared, not yet implemented: such a
-  /// load stops with a precondition failure).
+  /// While a load is in progress (in any phase), the call starts nothing, writes nothing and never runs its block;
+  /// its `Task` ends, and its `async` form returns, when the load in progress ends. With no load in progress it
+  /// starts as usual.
   case joinRunning
 }

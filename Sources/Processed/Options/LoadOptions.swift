@@ -18,14 +18,16 @@
 /// Every wait the library makes sleeps on ``clock``; with a manual clock (`TestClock` from `ProcessedTesting`), a
 /// test controls time completely.
 ///
-/// > Important: ``debounce``, ``overlap`` `.joinRunning` and ``limiter`` are declared but not yet implemented: a
-/// > load given any of them stops with a precondition failure that says so, rather than ignoring it. ``retry``,
-/// > ``timeout`` and ``clock`` work.
+/// A load with options moves through phases: it waits out its ``debounce`` (writing nothing), writes its start
+/// state, waits for a permit of its ``limiter``, runs an attempt (ended early by the ``timeout``) and, after a
+/// failure its ``retry`` policy retries, waits and goes again. Every phase keeps the rules of a plain load: a newer
+/// call, a cancel, a reset or a manual write stops it at once, and a load that stopped never writes again. See
+/// <doc:Retrying>, <doc:Debouncing>, <doc:JoiningARunningLoad> and <doc:LimitingConcurrentLoads>.
 public struct LoadOptions: Sendable {
   /// Whether and how a failed attempt is retried. Default: ``RetryPolicy/never``.
   public var retry: RetryPolicy
-  /// How long one attempt may run before it ends with ``TimeoutError``; `nil` (the default): no limit. Zero or
-  /// negative: the attempt ends at once, without running the block.
+  /// How long one attempt may run before it ends with ``TimeoutError`` (which ``retry`` may retry); `nil` (the
+  /// default): no limit. Zero or negative: the attempt ends at once, without running the block.
   public var timeout: Duration?
   /// Whether a load waits before it starts, and how. Default: `nil`, no debounce.
   public var debounce: Debounce?

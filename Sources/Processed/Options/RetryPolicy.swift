@@ -9,9 +9,10 @@
 /// attempts: the state stays `.loading` (or as it was, when silent), and the last attempt's error is written as
 /// usual. A load that is superseded, cancelled or reset stops at once, also while it waits to retry.
 ///
-/// Retried: errors thrown by the block for which `retryIf` is true. Never retried: cancellation, the control errors
-/// (``CancelLoadable``, ``ResetLoadable``, ``CancelProcess``, ``ResetProcess``) and errors thrown from
-/// `onInterrupt`. A ``TimeoutError`` from ``LoadOptions/timeout`` ends the load; it is not retried yet.
+/// Retried: errors thrown by the block for which `retryIf` is true, including the ``TimeoutError`` of an attempt that
+/// ran longer than ``LoadOptions/timeout``. Never retried: cancellation, the control errors (``CancelLoadable``,
+/// ``ResetLoadable``, ``CancelProcess``, ``ResetProcess``) and errors thrown from `onInterrupt`. With a
+/// ``LoadOptions/limiter``, each attempt waits for a permit and the delay holds none. See <doc:Retrying>.
 ///
 /// Odd input has a defined result: `maxRetries` of zero or less means no retry; a negative delay counts as zero; a
 /// `maxDelay` below `initialDelay` caps every delay at `maxDelay`; a `multiplier` below 1, NaN or infinite stops with
