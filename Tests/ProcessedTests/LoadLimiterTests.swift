@@ -204,6 +204,36 @@ import Testing
     #expect(limiter.running == 0 && limiter.waiting == 0)
   }
 
+  @Test func withPermitQueuesBehindLoadsGivesThePermitBackAndThrowsWhenCancelled() async throws {
+    let limiter = LoadLimiter(maxConcurrent: 1)
+    let state = Loadable<Int>()
+    let gate = Gate()
+    var order: [String] = []
+    let load: Task<Void, Never> = state.projectedValue.load(options: LoadOptions(limiter: limiter)) {
+      order.append("load")
+      await gate.wait()
+      return 1
+    }
+    await eventually { limiter.running == 1 }
+    let work = Task { @MainActor in
+      try await limiter.withPermit { order.append("work") }
+    }
+    let cancelled = Task { @MainActor in
+      try await limiter.withPermit { order.append("cancelled work") }
+    }
+    await eventually { limiter.waiting == 2 }
+    cancelled.cancel()
+    await #expect(throws: CancellationError.self) { try await cancelled.value }
+    #expect(limiter.waiting == 1)
+    gate.open()
+    await load.value
+    try await work.value
+    struct Failure: Error {}
+    await #expect(throws: Failure.self) { try await limiter.withPermit { throw Failure() } }
+    #expect(order == ["load", "work"])
+    #expect(limiter.running == 0 && limiter.waiting == 0)
+  }
+
   /// 1,000 loads over 50 states, 4 permits: never more than 4 blocks at once, nothing left over.
   @Test func aThousandLoadsOverFiftyStatesNeverRunMoreThanTheLimit() async {
     let limiter = LoadLimiter(maxConcurrent: 4)

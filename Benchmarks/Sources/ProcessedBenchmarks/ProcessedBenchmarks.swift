@@ -22,6 +22,7 @@ struct ProcessedBenchmarks {
     await observeAndCancel()
     await loadCycles()
     await backToBackLoads()
+    await policies()
     memory()
     Bench.printMarkdown()
   }

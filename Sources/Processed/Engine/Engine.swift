@@ -22,9 +22,11 @@ extension StateHost {
     currentState: State? = nil
   ) -> Task<Void, Never> {
     var plan = plan
+    // Options that change nothing for this load (`.default`, or a clock for waits it does not make) leave it on the
+    // plain path: no settings box, no phases.
     if let options {
-      plan.settings = LoadSettings(options)
-    } else if let declared = declaredSettings {
+      if !options.isPlain || !plan.interrupts.isEmpty { plan.settings = LoadSettings(options) }
+    } else if let declared = declaredSettings, !declared.isPlain || !plan.interrupts.isEmpty {
       plan.settings = declared
     }
     if let settings = plan.settings, settings.shapesTheStart {

@@ -56,10 +56,38 @@ public final class LoadLimiter: Sendable {
   /// ```
   public var waiting: Int { queue.withLock { $0.waiting } }
 
+  /// Runs `body` holding a permit of this limiter, waiting for one first — the same permits, in the same FIFO queue,
+  /// as the loads that share the limiter. Use it for work that is not a load but should count against the same cap.
+  ///
+  /// ```swift
+  /// let uploads = LoadLimiter(maxConcurrent: 2)
+  /// try await uploads.withPermit {
+  ///   try await api.upload(file)
+  /// }
+  /// ```
+  ///
+  /// The permit is given back when `body` returns or throws.
+  ///
+  /// - Parameters:
+  ///   - isolation: The caller's actor; the wait and `body` run there.
+  ///   - body: The work to run while holding the permit.
+  /// - Returns: What `body` returns.
+  /// - Throws: `CancellationError` when the calling task is cancelled while it waits (it then leaves the queue at
+  ///   once, and `body` never runs); otherwise what `body` throws.
+  public func withPermit<Result>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: () async throws -> Result
+  ) async throws -> Result {
+    guard await acquire() else { throw CancellationError() }
+    defer { release() }
+    return try await body()
+  }
+
   /// Waits for a permit, in FIFO order. Returns `false` — without a permit — when the calling task is cancelled
-  /// while it waits (or was before it asked); the waiter then leaves the queue at once.
+  /// while it waits (or was before it asked); the waiter then leaves the queue at once. Runs on the caller's actor
+  /// (no executor hop when a permit is free).
   @usableFromInline
-  func acquire() async -> Bool {
+  func acquire(isolation: isolated (any Actor)? = #isolation) async -> Bool {
     let maxConcurrent = maxConcurrent
     let waiter: PermitWaiter? = queue.withLock { queue in
       if queue.running < maxConcurrent, queue.waiting == 0 {

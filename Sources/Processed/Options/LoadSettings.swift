@@ -5,10 +5,22 @@ final class LoadSettings: Sendable {
   @usableFromInline let options: LoadOptions
   /// Whether the options change how a call starts (a debounce, or `.joinRunning`), read where the call starts.
   @usableFromInline let shapesTheStart: Bool
+  /// Whether the options ask for nothing but their clock (see ``LoadOptions/isPlain``).
+  @usableFromInline let isPlain: Bool
 
   @usableFromInline
   init(_ options: LoadOptions) {
     self.options = options
     shapesTheStart = options.debounce != nil || options.overlap == .joinRunning
+    isPlain = options.isPlain
+  }
+}
+
+extension LoadOptions {
+  /// Whether the options ask for no policy — no retry, timeout, debounce, join or limiter — so that only their clock
+  /// could matter, and only to a load with interrupts.
+  @inlinable
+  var isPlain: Bool {
+    retry.maxRetries <= 0 && timeout == nil && debounce == nil && overlap == .cancelRunning && limiter == nil
   }
 }
