@@ -16,12 +16,20 @@ extension StateHost {
   ///
   /// `currentState` is the state as the caller just read it, when it can read it more cheaply than the host can
   /// (the key-path faces read their key path where the compiler sees the caller's literal); `nil`: the host reads it.
+  ///
+  /// `refreshing`: a refresh — from a state that holds a value (`.loaded`), the load writes no start state and keeps
+  /// the value on an ordinary failure (see `finish`); from any other state it is an ordinary load.
   @inlinable @discardableResult
   func start(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?,
-    currentState: State? = nil
+    currentState: State? = nil, refreshing: Bool = false
   ) -> Task<Void, Never> {
     var plan = plan
+    var silently = silently
+    if refreshing, (currentState ?? self.currentState).holdsValue {
+      plan.keepsContent = true
+      silently = true
+    }
     // Options that change nothing for this load (`.default`, or a clock for waits it does not make) leave it on the
     // plain path: no settings box, no phases.
     if let options {
@@ -48,9 +56,12 @@ extension StateHost {
       await Self.execute(plan, id: id, host: host)
     }
     tracker.begin(id, task: task)
+    clearLoadActivity()
+    if let phase = plan.initialPhase { enter(phase) }
     if writingStartState, !(currentState ?? self.currentState).isAlready(plan.startState) {
       store(plan.startState)
     }
+    publishActivity()
     return task
   }
 
@@ -101,10 +112,12 @@ extension StateHost {
   /// the new load, which is the newest and must win.
   @inlinable
   func startAwaited(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, currentState: State? = nil
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, currentState: State? = nil,
+    refreshing: Bool = false
   ) -> AwaitedLoad {
     let callerWasCancelled = Task.isCancelled
-    let task = start(plan, silently: silently, options: options, priority: nil, currentState: currentState)
+    let task = start(
+      plan, silently: silently, options: options, priority: nil, currentState: currentState, refreshing: refreshing)
     return AwaitedLoad(task: task, forwardsCancellation: callerWasCancelled || !Task.isCancelled)
   }
 
@@ -122,15 +135,19 @@ extension StateHost {
   func endLoad() {
     _ = tracker.clear()
     loadDidEnd()
+    clearLoadActivity()
+    publishActivity()
   }
 
   /// Cancels the current load and writes the reset state (`.absent`, `.idle`) unless the state already is that.
   @inlinable
   func resetState() {
+    keepError(nil)
     cancelLoad()
     if !currentState.isResetState {
       store(State.resetState)
     }
+    publishActivity()
   }
 
   /// A manual write: cancels the current load, then stores and notifies. Always inlined, like `store`, so that the
@@ -148,8 +165,11 @@ extension StateHost {
   }
 
   /// Ends load `id` with `outcome`, if it may still write; otherwise only drops its bookkeeping if it is current.
+  ///
+  /// `keepingContent`: a refresh, whose ordinary failure is kept in the activity instead of being written. A load
+  /// that ends without an error clears the error kept beside the state.
   @inlinable
-  func finish(_ id: UInt64, with outcome: LoadOutcome<State>) {
+  func finish(_ id: UInt64, with outcome: LoadOutcome<State>, keepingContent: Bool = false) {
     guard tracker.isCurrent(id) else { return }
     guard !Task.isCancelled else {
       // Cancelled through its task (or its caller's): it ends without writing.
@@ -158,9 +178,12 @@ extension StateHost {
     }
     switch outcome {
     case .write(let state):
+      let error = state.failureError
+      keepError(keepingContent ? error : nil)
       endLoad()
-      store(state)
+      if !keepingContent || error == nil { store(state) }
     case .done:
+      keepError(nil)
       endLoad()
     case .cancel:
       cancelLoad()
@@ -175,14 +198,17 @@ extension StateHost {
   /// costs it an executor check, so a load's task enters as few as the hand-written boilerplate does.
   @inlinable @inline(__always)
   static func execute(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
-    let outcome: LoadOutcome<State>
-    if plan.interrupts.isEmpty, plan.settings == nil {
-      var thrown: (any Error)?
-      outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
-    } else {
-      outcome = await runPhases(plan, id: id, host: host)
+    // The load's context, for progress reports from its block (`LoadProgress.report`).
+    await LoadContext.binding.withValue(LoadContext(id: id, sink: host)) {
+      let outcome: LoadOutcome<State>
+      if plan.interrupts.isEmpty, plan.settings == nil {
+        var thrown: (any Error)?
+        outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
+      } else {
+        outcome = await runPhases(plan, id: id, host: host)
+      }
+      host.object?.finish(id, with: outcome, keepingContent: plan.keepsContent)
     }
-    host.object?.finish(id, with: outcome)
   }
 
   /// Runs the block once. `thrown` receives the error it threw, if any (the phases decide whether to retry it).

@@ -23,10 +23,14 @@ extension StateHost {
       var generator = SystemRandomNumberGenerator()
       while true {
         switch next {
-        case .attempt:
+        case .attempt(let attempt):
+          enter(.running(attempt: attempt), id: id, host: host)
           var thrown: (any Error)?
           let outcome = await runAttempt(plan, id: id, host: host, holding: options?.limiter, thrown: &thrown)
           next = phases.attemptEnded(outcome, thrown: thrown, using: &generator)
+          if case .waitingToRetry(let attempt) = phases.phase {
+            enter(.retrying(attempt: attempt), keeping: thrown, id: id, host: host)
+          }
         case .end(let outcome):
           return outcome
         default:
@@ -62,6 +66,7 @@ extension StateHost {
       guard let limiter = plan.settings?.options.limiter else {
         preconditionFailure("Processed: a load without a limiter waited for a permit")
       }
+      enter(.waiting, id: id, host: host)
       guard await limiter.acquire() else { break }
       guard let current = host.object, current.mayWrite(id) else {
         limiter.release()
@@ -141,6 +146,16 @@ extension StateHost {
     }
   }
 
+  /// Load `id`, if it is current, entered `phase` (and keeps `error` beside its state, when given).
+  @inlinable
+  static func enter(
+    _ phase: LoadActivity.Phase, keeping error: (any Error)? = nil, id: UInt64, host: HostReference<Self>
+  ) {
+    guard let current = host.object, current.tracker.isCurrent(id) else { return }
+    if let error { current.keepError(error) }
+    current.enter(phase)
+  }
+
   /// Calls `onInterrupt` after each accumulated delay while load `id` is current. A zero or negative delay fires
   /// at once and adds nothing. An error thrown from `onInterrupt` ends the load like an error from the block, and
   /// cancels the load's task (never retried).
@@ -160,7 +175,7 @@ extension StateHost {
       do {
         try onInterrupt(accumulated)
       } catch {
-        current.finish(id, with: LoadOutcome(error: error, failure: plan.failure))
+        current.finish(id, with: LoadOutcome(error: error, failure: plan.failure), keepingContent: plan.keepsContent)
         task?.cancel()
         return
       }

@@ -28,6 +28,9 @@ struct LoadPlan<State: ManagedState> {
   @usableFromInline var debounce: Duration?
   /// Whether the start state is left unwritten (`silently:`); read by a debounced load, which writes it late.
   @usableFromInline var silently = false
+  /// A refresh of a loaded state: an ordinary failure is not written; the error is kept in the activity instead, and
+  /// the loaded value stays on screen.
+  @usableFromInline var keepsContent = false
 
   /// The clock every wait of the load sleeps on.
   @usableFromInline
@@ -37,6 +40,14 @@ struct LoadPlan<State: ManagedState> {
   init(startState: State, work: Work) {
     self.startState = startState
     self.work = work
+  }
+
+  /// The phase the load's activity starts in, when it is not "running the first attempt".
+  @inlinable
+  var initialPhase: LoadActivity.Phase? {
+    if debounce != nil { return .debouncing }
+    if settings?.options.limiter != nil { return .waiting }
+    return nil
   }
 
   /// The state an ordinary error thrown by the block or `onInterrupt` writes.

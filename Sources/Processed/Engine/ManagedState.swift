@@ -16,6 +16,12 @@ protocol ManagedState {
   func isAlready(_ start: Self) -> Bool
   /// The state an ordinary error writes for a load that started with `start`.
   static func failure(_ error: any Error, startedAs start: Self) -> Self
+  /// The error, when this is a failure state (`.error`, `.failed`).
+  var failureError: (any Error)? { get }
+  /// Whether the state type has a last value to keep (``LoadableController/lastValue``).
+  static var keepsLastValue: Bool { get }
+  /// Whether this state holds a value to keep as the last value (`.loaded`).
+  var holdsValue: Bool { get }
 }
 
 extension LoadableState: ManagedState {
@@ -26,6 +32,9 @@ extension LoadableState: ManagedState {
   @inlinable var isResetState: Bool { isAbsent }
   @inlinable func isAlready(_ start: Self) -> Bool { isLoading }
   @inlinable static func failure(_ error: any Error, startedAs start: Self) -> Self { .error(error) }
+  @inlinable var failureError: (any Error)? { error }
+  @inlinable static var keepsLastValue: Bool { true }
+  @inlinable var holdsValue: Bool { isLoaded }
 }
 
 extension ProcessState: ManagedState where ProcessKind: Equatable {
@@ -57,4 +66,8 @@ extension ProcessState: ManagedState where ProcessKind: Equatable {
     }
     return .failed(process: kind, error: error)
   }
+
+  @inlinable var failureError: (any Error)? { error }
+  @inlinable static var keepsLastValue: Bool { false }
+  @inlinable var holdsValue: Bool { false }
 }

@@ -12,6 +12,8 @@ protocol StateHost<State>: AnyObject, Sendable {
   var tracker: LoadTracker { get set }
   /// The options of loads that were given none (a wrapper's declaration options); `nil`: `LoadOptions.default`.
   var declaredSettings: LoadSettings? { get }
+  /// What the host keeps about its state's activity beyond the tracker; `nil` until first needed.
+  var activityRecord: ActivityRecord? { get set }
   /// When the last debounced load call was made (what a `.leading` debounce compares with); `nil`: none yet.
   var lastLoadCall: LoadCallMark? { get set }
   /// The state as it is now.

@@ -31,6 +31,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     self.key = key
     link = SlotLink.resolve(model, keyPath: keyPath)
     anchor = link?.anchor
+    extras = KeyPathStateExtras.existing(for: model, key)
   }
 
   deinit {
@@ -40,12 +41,27 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @inlinable
   var currentState: State { model[keyPath: keyPath] }
 
-  /// Kept beside the table of running hosts, since a host lives only while its load runs (see
-  /// ``KeyPathHostKey/callMarks``).
+  /// What outlives this host about its state (see ``KeyPathStateExtras``), once there is any.
+  @usableFromInline var extras: KeyPathStateExtras?
+
   @usableFromInline
   var lastLoadCall: LoadCallMark? {
-    get { KeyPathHostKey.callMarks[key].flatMap { $0.model === model ? $0.mark : nil } }
-    set { KeyPathHostKey.rememberCall(newValue, of: model, key) }
+    get { extras?.lastLoadCall }
+    set { makeExtras().lastLoadCall = newValue }
+  }
+
+  @usableFromInline
+  var activityRecord: ActivityRecord? {
+    get { extras?.activityRecord }
+    set { makeExtras().activityRecord = newValue }
+  }
+
+  @usableFromInline
+  func makeExtras() -> KeyPathStateExtras {
+    if let extras { return extras }
+    let made = KeyPathStateExtras.make(for: model, key)
+    extras = made
+    return made
   }
 
   @inlinable
@@ -107,27 +123,30 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @inlinable @inline(__always) @discardableResult
   static func start(
     _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool,
-    options: LoadOptions?, priority: TaskPriority?
+    options: LoadOptions?, priority: TaskPriority?, refreshing: Bool = false
   ) -> Task<Void, Never> {
     let (current, storage) = WrapperLookup.read(model, keyPath)
     if let storage {
-      return storage.start(plan, silently: silently, options: options, priority: priority, currentState: current)
+      return storage.start(
+        plan, silently: silently, options: options, priority: priority, currentState: current, refreshing: refreshing)
     }
     return forLoad(model, keyPath).start(
-      plan, silently: silently, options: options, priority: priority, currentState: current)
+      plan, silently: silently, options: options, priority: priority, currentState: current, refreshing: refreshing)
   }
 
   /// Starts a load of `keyPath` of `model` for an `async` caller (see `StateHost.startAwaited`).
   @inlinable @inline(__always)
   static func startAwaited(
     _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool,
-    options: LoadOptions?
+    options: LoadOptions?, refreshing: Bool = false
   ) -> AwaitedLoad {
     let (current, storage) = WrapperLookup.read(model, keyPath)
     if let storage {
-      return storage.startAwaited(plan, silently: silently, options: options, currentState: current)
+      return storage.startAwaited(
+        plan, silently: silently, options: options, currentState: current, refreshing: refreshing)
     }
-    return forLoad(model, keyPath).startAwaited(plan, silently: silently, options: options, currentState: current)
+    return forLoad(model, keyPath).startAwaited(
+      plan, silently: silently, options: options, currentState: current, refreshing: refreshing)
   }
 
   /// Cancels the running load of `keyPath` of `model`, if any.
@@ -185,21 +204,6 @@ struct KeyPathHostKey: Hashable {
     lastKeyPathObject = keyPath
   }
 
-  /// When the last debounced load call of each key-path state was made (for `.leading` debounces), with a weak
-  /// reference to the instance, so that an instance whose identity is reused does not inherit its predecessor's mark.
-  /// Entries of instances that are gone are swept when the table has doubled since the last sweep.
-  @usableFromInline @MainActor static var callMarks: [KeyPathHostKey: CallMarkEntry] = [:]
-  @MainActor private static var callMarksSweptAt = 64
-
-  @usableFromInline @MainActor
-  static func rememberCall(_ mark: LoadCallMark?, of model: AnyObject, _ key: KeyPathHostKey) {
-    callMarks[key] = CallMarkEntry(model: model, mark: mark)
-    if callMarks.count >= callMarksSweptAt {
-      callMarks = callMarks.filter { $0.value.model != nil }
-      callMarksSweptAt = max(64, callMarks.count * 2)
-    }
-  }
-
   @usableFromInline @MainActor
   static func forgetLastUsed() {
     lastHost = nil
@@ -209,15 +213,43 @@ struct KeyPathHostKey: Hashable {
   }
 }
 
-/// A debounced call's mark and the instance it belongs to, held weakly.
-@usableFromInline
-struct CallMarkEntry {
+/// What the library keeps about a key-path state beyond its running load, whose host lives only while the load
+/// runs: the last debounced call (for `.leading` debounces) and the activity record (its observers, the error kept
+/// beside the state). Held in a main-actor table by instance and key path, with a weak reference to the instance, so
+/// that an instance whose identity is reused does not inherit its predecessor's and the table never keeps a model
+/// alive; entries of instances that are gone are swept when the table has doubled since the last sweep. While the
+/// table is empty, a host's lookup is one `isEmpty` check.
+@usableFromInline @MainActor
+final class KeyPathStateExtras {
   @usableFromInline weak var model: AnyObject?
-  @usableFromInline let mark: LoadCallMark?
+  @usableFromInline var lastLoadCall: LoadCallMark?
+  @usableFromInline var activityRecord: ActivityRecord?
 
-  @usableFromInline
-  init(model: AnyObject, mark: LoadCallMark?) {
+  init(model: AnyObject) {
     self.model = model
-    self.mark = mark
+  }
+
+  @usableFromInline static var table: [KeyPathHostKey: KeyPathStateExtras] = [:]
+  private static var sweepAt = 64
+
+  /// The extras of the state at `key` of `model`, if any were made.
+  @inlinable
+  static func existing(for model: AnyObject, _ key: KeyPathHostKey) -> KeyPathStateExtras? {
+    if table.isEmpty { return nil }
+    guard let extras = table[key], extras.model === model else { return nil }
+    return extras
+  }
+
+  /// The extras of the state at `key` of `model`, made if there are none.
+  @usableFromInline
+  static func make(for model: AnyObject, _ key: KeyPathHostKey) -> KeyPathStateExtras {
+    if let extras = existing(for: model, key) { return extras }
+    let extras = KeyPathStateExtras(model: model)
+    table[key] = extras
+    if table.count >= sweepAt {
+      table = table.filter { $0.value.model != nil }
+      sweepAt = max(64, table.count * 2)
+    }
+    return extras
   }
 }

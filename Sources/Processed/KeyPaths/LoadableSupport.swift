@@ -46,6 +46,60 @@
 public protocol LoadableSupport: AnyObject {}
 
 extension LoadableSupport {
+  // MARK: Refresh
+
+  /// Loads the state at `state` again while keeping its loaded value on screen, and returns the load's task.
+  ///
+  /// From `.loaded(value)`: no `.loading` is written, success writes `.loaded(newValue)`, and an ordinary failure
+  /// keeps `.loaded(value)` and puts the error in the state's activity (`loadables.numbers.activity.lastError`).
+  /// From any other state it is exactly `load(_:silently:options:priority:block:)`.
+  ///
+  /// ```swift
+  /// refresh(\.numbers) { try await fetchNumbers() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
+  ///   - priority: The priority of the load's task.
+  ///   - block: Returns the loaded value, or throws.
+  /// - Returns: The load's task.
+  @MainActor
+  @discardableResult
+  @inlinable
+  public func refresh<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    options: LoadOptions? = nil,
+    priority: TaskPriority? = nil,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
+  ) -> Task<Void, Never> {
+    KeyPathHost.start(
+      self, state, .load(returning: block), silently: false, options: options, priority: priority, refreshing: true)
+  }
+
+  /// Loads the state at `state` again while keeping its loaded value on screen, and waits until the load ends. See
+  /// ``refresh(_:options:priority:block:)``.
+  ///
+  /// ```swift
+  /// await refresh(\.numbers) { try await fetchNumbers() }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - state: The key path of the state.
+  ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
+  ///   - block: Returns the loaded value, or throws.
+  @MainActor
+  @inlinable
+  public func refresh<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    options: LoadOptions? = nil,
+    @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
+  ) async {
+    let load = KeyPathHost.startAwaited(
+      self, state, .load(returning: block), silently: false, options: options, refreshing: true)
+    await load.wait()
+  }
+
   // MARK: Task forms
 
   /// Starts a load that writes the value `block` returns to the state at `state`, and returns its task.

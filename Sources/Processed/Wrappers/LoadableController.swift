@@ -270,6 +270,96 @@ public struct LoadableController<Value: Sendable> {
     await load.wait()
   }
 
+  // MARK: Refresh
+
+  /// Loads again while keeping the loaded value on screen, and returns the load's task.
+  ///
+  /// From `.loaded(value)`: no `.loading` is written, success writes `.loaded(newValue)`, and an ordinary failure
+  /// keeps `.loaded(value)` and puts the error in ``activity``'s ``LoadActivity/lastError`` (a control error or
+  /// cancellation acts as usual). From any other state it is exactly ``load(silently:options:priority:block:)``.
+  ///
+  /// ```swift
+  /// func pullToRefresh() {
+  ///   $feed.refresh { try await api.feed() }  // the feed stays visible; a failure shows as a banner
+  /// }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
+  ///   - priority: The priority of the load's task.
+  ///   - block: Returns the loaded value, or throws.
+  /// - Returns: The load's task.
+  @discardableResult
+  @inlinable
+  public func refresh(
+    options: LoadOptions? = nil,
+    priority: TaskPriority? = nil,
+    block: @escaping @MainActor () async throws -> Value
+  ) -> Task<Void, Never> {
+    storage.start(.load(returning: block), silently: false, options: options, priority: priority, refreshing: true)
+  }
+
+  /// Loads again while keeping the loaded value on screen, and waits until the load ends. See
+  /// ``refresh(options:priority:block:)``.
+  ///
+  /// ```swift
+  /// await $feed.refresh { try await api.feed() }
+  /// if let error = $feed.activity.lastError { showBanner(error) }
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
+  ///   - block: Returns the loaded value, or throws.
+  @inlinable
+  public consuming func refresh(
+    options: LoadOptions? = nil,
+    block: @escaping @MainActor () async throws -> Value
+  ) async {
+    let load = storage.startAwaited(.load(returning: block), silently: false, options: options, refreshing: true)
+    _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
+    await load.wait()
+  }
+
+  // MARK: Activity and last value
+
+  /// What the state's load is doing: its phase, its progress and the error kept beside the state.
+  ///
+  /// ```swift
+  /// if case .retrying(let attempt) = $feed.activity.phase { status = "retrying (attempt \(attempt))" }
+  /// ```
+  @inlinable
+  public var activity: LoadActivity { storage.activity }
+
+  /// Calls `onChange` after every change of ``activity``, synchronously, on the main actor — with the delivery rules
+  /// of ``observe(_:)``. An unchanged activity is not delivered again.
+  ///
+  /// ```swift
+  /// let token = $feed.observeActivity { activity in
+  ///   spinner.isHidden = !activity.isActive
+  /// }
+  /// ```
+  ///
+  /// - Parameter onChange: Called with each new activity.
+  /// - Returns: A token; the observation lasts until it is cancelled or released.
+  @inlinable
+  public func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
+    storage.observeActivity(onChange)
+  }
+
+  /// The value of the last `.loaded` state, kept through later `.loading` and `.error` states, so a screen can keep
+  /// showing content under a spinner or an error; `nil` once the state becomes `.absent`.
+  ///
+  /// ```swift
+  /// if let feed = $feed.lastValue { list.show(feed) }
+  /// if $feed.activity.isActive { spinner.show() }
+  /// ```
+  @inlinable
+  public var lastValue: Value? {
+    if case .loaded(let value) = storage.currentState { return value }
+    if case .loaded(let value)? = storage.lastValueState { return value }
+    return nil
+  }
+
   // MARK: Control
 
   /// Cancels the running load, if any. The state stays as it is; the load never writes again.

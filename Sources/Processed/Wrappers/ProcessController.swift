@@ -155,6 +155,32 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
     await load.wait()
   }
 
+  // MARK: Activity
+
+  /// What the process's run is doing: its phase, its progress and the error kept beside the state.
+  ///
+  /// ```swift
+  /// uploadBar.value = $upload.activity.progress?.fraction ?? 0
+  /// ```
+  @inlinable
+  public var activity: LoadActivity { storage.activity }
+
+  /// Calls `onChange` after every change of ``activity``, synchronously, on the main actor — with the delivery rules
+  /// of ``observe(_:)``. An unchanged activity is not delivered again.
+  ///
+  /// ```swift
+  /// let token = $upload.observeActivity { activity in
+  ///   uploadBar.value = activity.progress?.fraction ?? 0
+  /// }
+  /// ```
+  ///
+  /// - Parameter onChange: Called with each new activity.
+  /// - Returns: A token; the observation lasts until it is cancelled or released.
+  @inlinable
+  public func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
+    storage.observeActivity(onChange)
+  }
+
   // MARK: Control
 
   /// Cancels the running process, if any. The state stays as it is; the run never writes again.

@@ -24,6 +24,9 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   @usableFromInline @exclusivity(unchecked) var modelLinkResolved = false
 
   @usableFromInline var lastLoadCall: LoadCallMark?
+  @usableFromInline var activityRecord: ActivityRecord?
+  /// The last state that held a value, while the state holds none (``LoadableController/lastValue``).
+  @usableFromInline @exclusivity(unchecked) var lastValueState: State?
   /// The declaration's options (`@Loadable(options:)`), for loads given none.
   @usableFromInline let declaredSettings: LoadSettings?
 
@@ -41,6 +44,13 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   /// time; out of line, each access to the storage's properties would pay a dynamic check.
   @inlinable @inline(__always)
   func store(_ state: State) {
+    if State.keepsLastValue {
+      if state.isResetState {
+        lastValueState = nil
+      } else if currentState.holdsValue, !state.holdsValue {
+        lastValueState = currentState
+      }
+    }
     switch (ownObservers, modelLink) {
     case (nil, nil):
       currentState = state
