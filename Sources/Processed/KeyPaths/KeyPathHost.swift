@@ -19,9 +19,10 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   /// `sharedHostReference`, which does not retain it).
   @inlinable static var isReleasedOnMainActorOnly: Bool { true }
   @usableFromInline let key: KeyPathHostKey
-  /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load).
-  @usableFromInline let link: SlotLink?
-  /// Keeps `link` valid.
+  /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load); for a class that is
+  /// not an ``ObservableModel``, the slot of the registry kept beside the state, once a controller observes it.
+  @usableFromInline var link: SlotLink?
+  /// Keeps a model registry's `link` valid (a registry kept beside the state is kept by `extras`).
   let anchor: RegistryCore?
 
   @usableFromInline
@@ -29,9 +30,10 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     self.model = model
     self.keyPath = keyPath
     self.key = key
-    link = SlotLink.resolve(model, keyPath: keyPath)
-    anchor = link?.anchor
+    let modelLink = SlotLink.resolve(model, keyPath: keyPath)
+    anchor = modelLink?.anchor
     extras = KeyPathStateExtras.existing(for: model, key)
+    link = modelLink ?? extras?.ownLink
   }
 
   deinit {
@@ -66,6 +68,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
 
   @inlinable
   func store(_ state: State) {
+    if State.keepsLastValue, let extras { extras.rememberValue(replacing: currentState, with: state) }
     if let link {
       link.keyPathWrite(value: state, readBack: { model[keyPath: keyPath] }) {
         model[keyPath: keyPath] = state
@@ -224,9 +227,35 @@ final class KeyPathStateExtras {
   @usableFromInline weak var model: AnyObject?
   @usableFromInline var lastLoadCall: LoadCallMark?
   @usableFromInline var activityRecord: ActivityRecord?
+  /// The last state that held a value, while the state holds none (`lastValue` of a key-path controller): kept by
+  /// the library's writes from the moment the extras exist.
+  @usableFromInline var lastValueState: Any?
+  /// For a class that is not an ``ObservableModel``: the registry its key-path controllers observe, which the
+  /// library's writes notify.
+  var ownRegistry: ObserverRegistry?
+  @usableFromInline var ownLink: SlotLink?
 
   init(model: AnyObject) {
     self.model = model
+  }
+
+  /// The slot of the registry kept beside the state, made on first use.
+  func ownLink<State>(of type: State.Type) -> SlotLink {
+    if let ownLink { return ownLink }
+    let registry = ObserverRegistry()
+    let link = SlotLink(core: registry.core, slot: registry.makeAnonymousSlot(of: State.self))
+    ownRegistry = registry
+    ownLink = link
+    return link
+  }
+
+  @inlinable
+  func rememberValue<State: ManagedState>(replacing old: State, with new: State) {
+    if new.isResetState {
+      lastValueState = nil
+    } else if old.holdsValue, !new.holdsValue {
+      lastValueState = old
+    }
   }
 
   @usableFromInline static var table: [KeyPathHostKey: KeyPathStateExtras] = [:]

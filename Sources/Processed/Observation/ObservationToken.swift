@@ -31,6 +31,14 @@ public final class ObservationToken: Hashable, Sendable {
 
   deinit { cancel() }
 
+  /// A token that observes nothing (for a controller whose model is gone): its registry is closed at once.
+  @usableFromInline @MainActor
+  static var inert: ObservationToken {
+    let registry = ObserverRegistry()
+    let link = SlotLink(core: registry.core, slot: registry.makeAnonymousSlot(of: Void.self))
+    return withExtendedLifetime(registry) { link.addObserver { (_: Void) in } }
+  }
+
   /// Stops the observation. Idempotent and thread-safe; after it returns the handler is never called again.
   public func cancel() {
     core.removeObserver(id: id, from: slot)

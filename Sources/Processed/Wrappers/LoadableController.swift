@@ -29,16 +29,24 @@
 @MainActor
 public struct LoadableController<Value: Sendable> {
   @usableFromInline
-  let storage: StateStorage<LoadableState<Value>>
+  let target: StateTarget<LoadableState<Value>>
 
   @usableFromInline
   init(storage: StateStorage<LoadableState<Value>>) {
-    self.storage = storage
+    target = .storage(storage)
   }
+
+  @usableFromInline
+  init(target: StateTarget<LoadableState<Value>>) {
+    self.target = target
+  }
+
+  /// The wrapper storage (for tests of the wrapper face).
+  var storage: StateStorage<LoadableState<Value>> { target.storage }
 
   /// The current state.
   @inlinable
-  public var state: LoadableState<Value> { storage.currentState }
+  public var state: LoadableState<Value> { target.currentState }
 
   // MARK: Task forms
 
@@ -62,7 +70,7 @@ public struct LoadableController<Value: Sendable> {
     priority: TaskPriority? = nil,
     block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
-    storage.start(.load(returning: block), silently: silently, options: options, priority: priority)
+    target.start(.load(returning: block), silently: silently, options: options, priority: priority)
   }
 
   /// Starts a load whose block writes states through `yield`, and returns its task.
@@ -89,7 +97,7 @@ public struct LoadableController<Value: Sendable> {
     priority: TaskPriority? = nil,
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) -> Task<Void, Never> {
-    storage.start(.load(yielding: block), silently: silently, options: options, priority: priority)
+    target.start(.load(yielding: block), silently: silently, options: options, priority: priority)
   }
 
   /// Starts a load with interrupts, and returns its task.
@@ -126,7 +134,7 @@ public struct LoadableController<Value: Sendable> {
     block: @escaping @MainActor () async throws -> Value,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
-    storage.start(
+    target.start(
       .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options,
       priority: priority)
   }
@@ -161,7 +169,7 @@ public struct LoadableController<Value: Sendable> {
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
-    storage.start(
+    target.start(
       .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options,
       priority: priority)
   }
@@ -184,7 +192,7 @@ public struct LoadableController<Value: Sendable> {
     options: LoadOptions? = nil,
     block: @escaping @MainActor () async throws -> Value
   ) async {
-    let load = storage.startAwaited(.load(returning: block), silently: silently, options: options)
+    let load = target.startAwaited(.load(returning: block), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }
@@ -205,7 +213,7 @@ public struct LoadableController<Value: Sendable> {
     options: LoadOptions? = nil,
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) async {
-    let load = storage.startAwaited(.load(yielding: block), silently: silently, options: options)
+    let load = target.startAwaited(.load(yielding: block), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }
@@ -234,7 +242,7 @@ public struct LoadableController<Value: Sendable> {
     block: @escaping @MainActor () async throws -> Value,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    let load = storage.startAwaited(
+    let load = target.startAwaited(
       .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
@@ -264,7 +272,7 @@ public struct LoadableController<Value: Sendable> {
     block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    let load = storage.startAwaited(
+    let load = target.startAwaited(
       .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
@@ -296,7 +304,7 @@ public struct LoadableController<Value: Sendable> {
     priority: TaskPriority? = nil,
     block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
-    storage.start(.load(returning: block), silently: false, options: options, priority: priority, refreshing: true)
+    target.start(.load(returning: block), silently: false, options: options, priority: priority, refreshing: true)
   }
 
   /// Loads again while keeping the loaded value on screen, and waits until the load ends. See
@@ -315,7 +323,7 @@ public struct LoadableController<Value: Sendable> {
     options: LoadOptions? = nil,
     block: @escaping @MainActor () async throws -> Value
   ) async {
-    let load = storage.startAwaited(.load(returning: block), silently: false, options: options, refreshing: true)
+    let load = target.startAwaited(.load(returning: block), silently: false, options: options, refreshing: true)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }
@@ -328,7 +336,7 @@ public struct LoadableController<Value: Sendable> {
   /// if case .retrying(let attempt) = $feed.activity.phase { status = "retrying (attempt \(attempt))" }
   /// ```
   @inlinable
-  public var activity: LoadActivity { storage.activity }
+  public var activity: LoadActivity { target.activity }
 
   /// Calls `onChange` after every change of ``activity``, synchronously, on the main actor — with the delivery rules
   /// of ``observe(_:)``. An unchanged activity is not delivered again.
@@ -343,7 +351,7 @@ public struct LoadableController<Value: Sendable> {
   /// - Returns: A token; the observation lasts until it is cancelled or released.
   @inlinable
   public func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
-    storage.observeActivity(onChange)
+    target.observeActivity(onChange)
   }
 
   /// The value of the last `.loaded` state, kept through later `.loading` and `.error` states, so a screen can keep
@@ -355,8 +363,8 @@ public struct LoadableController<Value: Sendable> {
   /// ```
   @inlinable
   public var lastValue: Value? {
-    if case .loaded(let value) = storage.currentState { return value }
-    if case .loaded(let value)? = storage.lastValueState { return value }
+    if case .loaded(let value) = target.currentState { return value }
+    if case .loaded(let value)? = target.lastValueState { return value }
     return nil
   }
 
@@ -369,7 +377,7 @@ public struct LoadableController<Value: Sendable> {
   /// ```
   @inlinable
   public func cancel() {
-    storage.cancelLoad()
+    target.cancelLoad()
   }
 
   /// Cancels the running load, if any, and sets the state to `.absent` (writing nothing if it already is).
@@ -379,7 +387,7 @@ public struct LoadableController<Value: Sendable> {
   /// ```
   @inlinable
   public func reset() {
-    storage.resetState()
+    target.resetState()
   }
 
   // MARK: Observation
@@ -395,7 +403,7 @@ public struct LoadableController<Value: Sendable> {
   /// - Returns: A token; the observation lasts until it is cancelled or released.
   @inlinable
   public func observe(_ onChange: @escaping @MainActor (LoadableState<Value>) -> Void) -> ObservationToken {
-    storage.observe(onChange)
+    target.observe(onChange)
   }
 
   /// The current state, then every change, in order. The sequence ends when the iteration is cancelled or the
@@ -408,6 +416,6 @@ public struct LoadableController<Value: Sendable> {
   /// ```
   @inlinable
   public var states: AsyncStream<LoadableState<Value>> {
-    storage.states()
+    target.states()
   }
 }

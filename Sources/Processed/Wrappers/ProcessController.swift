@@ -23,16 +23,24 @@
 @MainActor
 public struct ProcessController<ProcessKind: Equatable & Sendable> {
   @usableFromInline
-  let storage: StateStorage<ProcessState<ProcessKind>>
+  let target: StateTarget<ProcessState<ProcessKind>>
 
   @usableFromInline
   init(storage: StateStorage<ProcessState<ProcessKind>>) {
-    self.storage = storage
+    target = .storage(storage)
   }
+
+  @usableFromInline
+  init(target: StateTarget<ProcessState<ProcessKind>>) {
+    self.target = target
+  }
+
+  /// The wrapper storage (for tests of the wrapper face).
+  var storage: StateStorage<ProcessState<ProcessKind>> { target.storage }
 
   /// The current state.
   @inlinable
-  public var state: ProcessState<ProcessKind> { storage.currentState }
+  public var state: ProcessState<ProcessKind> { target.currentState }
 
   // MARK: Task forms
 
@@ -58,7 +66,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
     priority: TaskPriority? = nil,
     block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
-    storage.start(.run(process, block), silently: silently, options: options, priority: priority)
+    target.start(.run(process, block), silently: silently, options: options, priority: priority)
   }
 
   /// Runs `process` with interrupts and returns its task. Interrupts work as for
@@ -93,7 +101,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
     block: @escaping @MainActor () async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
-    storage.start(
+    target.start(
       .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options,
       priority: priority)
   }
@@ -118,7 +126,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
     options: LoadOptions? = nil,
     block: @escaping @MainActor () async throws -> Void
   ) async {
-    let load = storage.startAwaited(.run(process, block), silently: silently, options: options)
+    let load = target.startAwaited(.run(process, block), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
   }
@@ -149,7 +157,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
     block: @escaping @MainActor () async throws -> Void,
     onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    let load = storage.startAwaited(
+    let load = target.startAwaited(
       .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options)
     _ = consume self  // wait without holding the state (see `StateHost.startAwaited`)
     await load.wait()
@@ -163,7 +171,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// uploadBar.value = $upload.activity.progress?.fraction ?? 0
   /// ```
   @inlinable
-  public var activity: LoadActivity { storage.activity }
+  public var activity: LoadActivity { target.activity }
 
   /// Calls `onChange` after every change of ``activity``, synchronously, on the main actor — with the delivery rules
   /// of ``observe(_:)``. An unchanged activity is not delivered again.
@@ -178,7 +186,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// - Returns: A token; the observation lasts until it is cancelled or released.
   @inlinable
   public func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
-    storage.observeActivity(onChange)
+    target.observeActivity(onChange)
   }
 
   // MARK: Control
@@ -190,7 +198,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// ```
   @inlinable
   public func cancel() {
-    storage.cancelLoad()
+    target.cancelLoad()
   }
 
   /// Cancels the running process, if any, and sets the state to `.idle` (writing nothing if it already is).
@@ -200,7 +208,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// ```
   @inlinable
   public func reset() {
-    storage.resetState()
+    target.resetState()
   }
 
   // MARK: Observation
@@ -215,7 +223,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// - Returns: A token; the observation lasts until it is cancelled or released.
   @inlinable
   public func observe(_ onChange: @escaping @MainActor (ProcessState<ProcessKind>) -> Void) -> ObservationToken {
-    storage.observe(onChange)
+    target.observe(onChange)
   }
 
   /// The current state, then every change, in order. The sequence ends when the iteration is cancelled or the
@@ -226,7 +234,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// ```
   @inlinable
   public var states: AsyncStream<ProcessState<ProcessKind>> {
-    storage.states()
+    target.states()
   }
 }
 

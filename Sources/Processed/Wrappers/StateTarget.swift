@@ -1,0 +1,105 @@
+/// What a controller (``LoadableController``, ``ProcessController``) drives: the storage of a `@Loadable`/`@Process`
+/// wrapper (`$x`), or a key path of a class (`model.loadables.x`, `model.processes.y`). One switch per call; the
+/// wrapper case — the common one — calls its storage directly, so `$x` costs what it did.
+@usableFromInline
+enum StateTarget<State: ManagedState & Sendable> {
+  case storage(StateStorage<State>)
+  case keyPath(KeyPathTarget<State>)
+
+  @inlinable @MainActor
+  var currentState: State {
+    switch self {
+    case .storage(let storage): storage.currentState
+    case .keyPath(let target): target.currentState
+    }
+  }
+
+  @inlinable @MainActor
+  func start(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?, refreshing: Bool = false
+  ) -> Task<Void, Never> {
+    switch self {
+    case .storage(let storage):
+      storage.start(plan, silently: silently, options: options, priority: priority, refreshing: refreshing)
+    case .keyPath(let target):
+      target.start(plan, silently: silently, options: options, priority: priority, refreshing: refreshing)
+    }
+  }
+
+  @inlinable @MainActor
+  func startAwaited(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, refreshing: Bool = false
+  ) -> AwaitedLoad {
+    switch self {
+    case .storage(let storage):
+      storage.startAwaited(plan, silently: silently, options: options, refreshing: refreshing)
+    case .keyPath(let target):
+      target.startAwaited(plan, silently: silently, options: options, refreshing: refreshing)
+    }
+  }
+
+  @inlinable @MainActor
+  func cancelLoad() {
+    switch self {
+    case .storage(let storage): storage.cancelLoad()
+    case .keyPath(let target): target.cancel()
+    }
+  }
+
+  @inlinable @MainActor
+  func resetState() {
+    switch self {
+    case .storage(let storage): storage.resetState()
+    case .keyPath(let target): target.reset()
+    }
+  }
+
+  @inlinable @MainActor
+  func observe(_ onChange: @escaping @MainActor (State) -> Void) -> ObservationToken {
+    switch self {
+    case .storage(let storage): storage.observe(onChange)
+    case .keyPath(let target): target.observe(onChange)
+    }
+  }
+
+  @inlinable @MainActor
+  func states() -> AsyncStream<State> {
+    switch self {
+    case .storage(let storage): storage.states()
+    case .keyPath(let target): target.states()
+    }
+  }
+
+  @inlinable @MainActor
+  var activity: LoadActivity {
+    switch self {
+    case .storage(let storage): storage.activity
+    case .keyPath(let target): target.activity
+    }
+  }
+
+  @inlinable @MainActor
+  func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
+    switch self {
+    case .storage(let storage): storage.observeActivity(onChange)
+    case .keyPath(let target): target.observeActivity(onChange)
+    }
+  }
+
+  /// The last state that held a value, while the state holds none.
+  @inlinable @MainActor
+  var lastValueState: State? {
+    switch self {
+    case .storage(let storage): storage.lastValueState
+    case .keyPath(let target): target.lastValueState
+    }
+  }
+
+  /// The wrapper storage (for tests of the wrapper face).
+  var storage: StateStorage<State> {
+    guard case .storage(let storage) = self else {
+      preconditionFailure("Processed: a key-path controller has no wrapper storage")
+    }
+    return storage
+  }
+}
