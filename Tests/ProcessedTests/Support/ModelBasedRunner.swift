@@ -120,7 +120,7 @@ final class MBRun<Subject: MBSubject> {
   /// Starts a scripted load (B1), as a Task form, an `async` form (B8) or a form with interrupts (B9).
   private func start(_ form: Form) async {
     let kind = random.pick(MBKind.allCases)
-    let silently = random.percent(25)
+    var silently = random.percent(25)
     let isYielding = subject.canYield && random.percent(50)
     let isCooperative = random.percent(10)
     let neverReleased = !isCooperative && random.percent(8)
@@ -162,8 +162,12 @@ final class MBRun<Subject: MBSubject> {
     let load = MBLoad(
       index: loads.count, kind: kind, isYielding: isYielding, isAsync: isAsync, isCooperative: isCooperative,
       neverReleased: neverReleased, yields: yields, terminal: terminal, interrupt: interrupt)
+    // A refresh: a returning load without interrupts of a loadable state (it has no `silently`).
+    load.isRefresh = State.mbRefreshes && !isYielding && interrupt == nil && random.percent(25)
+    silently = silently && !load.isRefresh
+    load.keepsContent = load.isRefresh && state.mbKeepsOnRefresh
     loads.append(load)
-    note("start \(load.description)\(silently ? " silently" : "")")
+    note("start \(load.description)\(silently ? " silently" : "")\(load.isRefresh ? " as a refresh" : "")")
 
     // The real side.
     handlerCancelledLoad = false
@@ -186,7 +190,7 @@ final class MBRun<Subject: MBSubject> {
     current = load.index
     tracked = load.index
     let started = State.mbStarted(kind)
-    if !silently, state != started { write(started) }
+    if !silently, !load.keepsContent, state != started { write(started) }
     if let interrupt, current == load.index {
       switch interrupt.action {
       case .ignore: break
@@ -223,7 +227,7 @@ final class MBRun<Subject: MBSubject> {
     if current == load.index {
       switch load.terminal {
       case .value(let value): end(with: .mbCompleted(value, load.kind))
-      case .failure(let code): end(with: .mbFailed(MBError(code: code), load.kind))
+      case .failure(let code): end(with: load.keepsContent ? nil : .mbFailed(MBError(code: code), load.kind))
       case .finish, .cancelControl, .cancellationError: end(with: nil)
       case .resetControl: endWithReset()
       }
@@ -588,8 +592,10 @@ final class MBRun<Subject: MBSubject> {
         _ = try load.terminal.perform()
       }
     }
-    return MBRequest(
+    var request = MBRequest(
       kind: load.kind, silently: silently, isAsync: load.isAsync, interrupts: load.interrupt?.delays,
       onInterrupt: { try load.interrupted(after: $0) }, returning: returning, yielding: yielding)
+    request.refresh = load.isRefresh
+    return request
   }
 }

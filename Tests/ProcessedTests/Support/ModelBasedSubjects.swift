@@ -120,36 +120,7 @@ final class MBLoadableWrapperSubject: MBSubject {
   var hostEntries: Int { 0 }
 
   func start(_ request: MBRequest<State>) -> Task<Void, Never> {
-    let controller = wrapper.projectedValue
-    let silently = request.silently
-    if request.isAsync {
-      return Task {
-        switch (request.yielding, request.interrupts) {
-        case (nil, nil):
-          await controller.load(silently: silently, block: request.returning)
-        case (nil, let interrupts?):
-          await controller.load(
-            silently: silently, interrupts: interrupts, block: request.returning, onInterrupt: request.onInterrupt)
-        case (let yielding?, nil):
-          await controller.load(silently: silently, block: yielding)
-        case (let yielding?, let interrupts?):
-          await controller.load(
-            silently: silently, interrupts: interrupts, block: yielding, onInterrupt: request.onInterrupt)
-        }
-      }
-    }
-    switch (request.yielding, request.interrupts) {
-    case (nil, nil):
-      return controller.load(silently: silently, block: request.returning)
-    case (nil, let interrupts?):
-      return controller.load(
-        silently: silently, interrupts: interrupts, block: request.returning, onInterrupt: request.onInterrupt)
-    case (let yielding?, nil):
-      return controller.load(silently: silently, block: yielding)
-    case (let yielding?, let interrupts?):
-      return controller.load(
-        silently: silently, interrupts: interrupts, block: yielding, onInterrupt: request.onInterrupt)
-    }
+    mbStart(request, on: wrapper.projectedValue)
   }
 
   func cancel() { wrapper.projectedValue.cancel() }
@@ -221,25 +192,7 @@ final class MBProcessWrapperSubject: MBSubject {
   var hostEntries: Int { 0 }
 
   func start(_ request: MBRequest<State>) -> Task<Void, Never> {
-    let controller = wrapper.projectedValue
-    let silently = request.silently
-    let kind = request.kind
-    let block: @MainActor @Sendable () async throws -> Void = { _ = try await request.returning() }
-    if request.isAsync {
-      return Task {
-        if let interrupts = request.interrupts {
-          await controller.run(
-            kind, silently: silently, interrupts: interrupts, block: block, onInterrupt: request.onInterrupt)
-        } else {
-          await controller.run(kind, silently: silently, block: block)
-        }
-      }
-    }
-    if let interrupts = request.interrupts {
-      return controller.run(
-        kind, silently: silently, interrupts: interrupts, block: block, onInterrupt: request.onInterrupt)
-    }
-    return controller.run(kind, silently: silently, block: block)
+    mbRun(request, on: wrapper.projectedValue)
   }
 
   func cancel() { wrapper.projectedValue.cancel() }
@@ -350,7 +303,14 @@ final class MBLoadableKeyPathSubject<Model: ObservableModel & LoadableSupport>: 
 
   func start(_ request: MBRequest<State>) -> Task<Void, Never> {
     if let face = wrapperTurn() { return face.start(request) }
+    if controllerTurn() { return mbStart(request, on: model.loadables[dynamicMember: keyPath]) }
     let silently = request.silently
+    if request.refresh {
+      if request.isAsync {
+        return Task { [self] in await model.refresh(keyPath, block: request.returning) }
+      }
+      return model.refresh(keyPath, block: request.returning)
+    }
     if request.isAsync {
       return Task { [self] in
         switch (request.yielding, request.interrupts) {
@@ -384,11 +344,30 @@ final class MBLoadableKeyPathSubject<Model: ObservableModel & LoadableSupport>: 
   }
 
   func cancel() {
-    if let face = wrapperTurn() { face.cancel() } else { model.cancel(keyPath) }
+    if let face = wrapperTurn() {
+      face.cancel()
+    } else if controllerTurn() {
+      model.loadables[dynamicMember: keyPath].cancel()
+    } else {
+      model.cancel(keyPath)
+    }
   }
 
   func reset() {
-    if let face = wrapperTurn() { face.reset() } else { model.reset(keyPath) }
+    if let face = wrapperTurn() {
+      face.reset()
+    } else if controllerTurn() {
+      model.loadables[dynamicMember: keyPath].reset()
+    } else {
+      model.reset(keyPath)
+    }
+  }
+
+  /// The controller face (`model.loadables.value`) on every third turn that is not the wrapper's.
+  private var controllerTurns = 0
+  private func controllerTurn() -> Bool {
+    controllerTurns += 1
+    return controllerTurns % 3 == 0
   }
 
   func write(_ state: State, endingLoad: Bool) {
@@ -456,6 +435,7 @@ final class MBProcessKeyPathSubject<Model: ObservableModel & ProcessSupport>: MB
 
   func start(_ request: MBRequest<State>) -> Task<Void, Never> {
     if let face = wrapperTurn() { return face.start(request) }
+    if controllerTurn() { return mbRun(request, on: model.processes[dynamicMember: keyPath]) }
     let silently = request.silently
     let kind = request.kind
     let block: @MainActor @Sendable () async throws -> Void = { _ = try await request.returning() }
@@ -478,11 +458,30 @@ final class MBProcessKeyPathSubject<Model: ObservableModel & ProcessSupport>: MB
   }
 
   func cancel() {
-    if let face = wrapperTurn() { face.cancel() } else { model.cancel(keyPath) }
+    if let face = wrapperTurn() {
+      face.cancel()
+    } else if controllerTurn() {
+      model.processes[dynamicMember: keyPath].cancel()
+    } else {
+      model.cancel(keyPath)
+    }
   }
 
   func reset() {
-    if let face = wrapperTurn() { face.reset() } else { model.reset(keyPath) }
+    if let face = wrapperTurn() {
+      face.reset()
+    } else if controllerTurn() {
+      model.processes[dynamicMember: keyPath].reset()
+    } else {
+      model.reset(keyPath)
+    }
+  }
+
+  /// The controller face (`model.processes.action`) on every third turn that is not the wrapper's.
+  private var controllerTurns = 0
+  private func controllerTurn() -> Bool {
+    controllerTurns += 1
+    return controllerTurns % 3 == 0
   }
 
   func write(_ state: State, endingLoad: Bool) {
@@ -588,4 +587,65 @@ enum MBSubjectKind: CaseIterable, Sendable {
       }
     }
   }
+}
+
+/// Starts `request` through a loadable controller — `$value`, or `model.loadables.value` — in every form.
+@MainActor
+func mbStart(_ request: MBRequest<LoadableState<Int>>, on controller: LoadableController<Int>) -> Task<Void, Never> {
+  let silently = request.silently
+  if request.refresh {
+    if request.isAsync { return Task { await controller.refresh(block: request.returning) } }
+    return controller.refresh(block: request.returning)
+  }
+  if request.isAsync {
+    return Task {
+      switch (request.yielding, request.interrupts) {
+      case (nil, nil):
+        await controller.load(silently: silently, block: request.returning)
+      case (nil, let interrupts?):
+        await controller.load(
+          silently: silently, interrupts: interrupts, block: request.returning, onInterrupt: request.onInterrupt)
+      case (let yielding?, nil):
+        await controller.load(silently: silently, block: yielding)
+      case (let yielding?, let interrupts?):
+        await controller.load(
+          silently: silently, interrupts: interrupts, block: yielding, onInterrupt: request.onInterrupt)
+      }
+    }
+  }
+  switch (request.yielding, request.interrupts) {
+  case (nil, nil):
+    return controller.load(silently: silently, block: request.returning)
+  case (nil, let interrupts?):
+    return controller.load(
+      silently: silently, interrupts: interrupts, block: request.returning, onInterrupt: request.onInterrupt)
+  case (let yielding?, nil):
+    return controller.load(silently: silently, block: yielding)
+  case (let yielding?, let interrupts?):
+    return controller.load(
+      silently: silently, interrupts: interrupts, block: yielding, onInterrupt: request.onInterrupt)
+  }
+}
+
+/// Starts `request` through a process controller — `$action`, or `model.processes.action` — in every form.
+@MainActor
+func mbRun(_ request: MBRequest<ProcessState<MBKind>>, on controller: ProcessController<MBKind>) -> Task<Void, Never> {
+  let silently = request.silently
+  let kind = request.kind
+  let block: @MainActor @Sendable () async throws -> Void = { _ = try await request.returning() }
+  if request.isAsync {
+    return Task {
+      if let interrupts = request.interrupts {
+        await controller.run(
+          kind, silently: silently, interrupts: interrupts, block: block, onInterrupt: request.onInterrupt)
+      } else {
+        await controller.run(kind, silently: silently, block: block)
+      }
+    }
+  }
+  if let interrupts = request.interrupts {
+    return controller.run(
+      kind, silently: silently, interrupts: interrupts, block: block, onInterrupt: request.onInterrupt)
+  }
+  return controller.run(kind, silently: silently, block: block)
 }

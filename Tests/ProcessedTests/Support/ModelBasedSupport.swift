@@ -121,12 +121,18 @@ protocol MBState: Equatable, Sendable {
   static func mbFailed(_ error: any Error, _ kind: MBKind) -> Self
   /// `.absent` / `.idle`.
   static var mbReset: Self { get }
+  /// Whether `refresh` applies (a loadable state) and this state holds a value for it to keep.
+  var mbKeepsOnRefresh: Bool { get }
+  /// Whether the state type has `refresh`.
+  static var mbRefreshes: Bool { get }
   /// A random state for manual writes and yields (few distinct values, so that equal states recur).
   static func mbRandom(_ random: inout MBRandom) -> Self
 }
 
 extension LoadableState: MBState where Value == Int {
   static func mbStarted(_ kind: MBKind) -> Self { .loading }
+  var mbKeepsOnRefresh: Bool { isLoaded }
+  static var mbRefreshes: Bool { true }
   static func mbCompleted(_ value: Int, _ kind: MBKind) -> Self { .loaded(value) }
   static func mbFailed(_ error: any Error, _ kind: MBKind) -> Self { .error(error) }
   static var mbReset: Self { .absent }
@@ -143,6 +149,8 @@ extension LoadableState: MBState where Value == Int {
 
 extension ProcessState: MBState where ProcessKind == MBKind {
   static func mbStarted(_ kind: MBKind) -> Self { .running(kind) }
+  var mbKeepsOnRefresh: Bool { false }
+  static var mbRefreshes: Bool { false }
   static func mbCompleted(_ value: Int, _ kind: MBKind) -> Self { .finished(kind) }
   static func mbFailed(_ error: any Error, _ kind: MBKind) -> Self { .failed(process: kind, error: error) }
   static var mbReset: Self { .idle }
@@ -263,6 +271,10 @@ final class MBLoad<State: MBState> {
   let yields: [[State]]
   let terminal: MBTerminal
   let interrupt: MBInterrupt?
+  /// Started with `refresh` (see ``MBRequest/refresh``).
+  var isRefresh = false
+  /// A refresh that started from a loaded state: an ordinary failure is not written.
+  var keepsContent = false
   let gates: [Gate]
 
   /// The gates the test opened.
@@ -352,6 +364,9 @@ final class MBLoad<State: MBState> {
 struct MBRequest<State: MBState>: Sendable {
   let kind: MBKind
   let silently: Bool
+  /// A `refresh` (returning blocks of loadable states only): from a loaded state it writes no start state and keeps
+  /// the value on an ordinary failure.
+  var refresh = false
   let isAsync: Bool
   /// `nil`: a form without interrupts.
   let interrupts: [Duration]?
