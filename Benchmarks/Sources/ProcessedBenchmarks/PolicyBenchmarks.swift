@@ -9,6 +9,32 @@ extension ProcessedBenchmarks {
   static func policies() async {
     await loadsWithOptions()
     await permitPairs()
+    await writesWithActivityObserved()
+  }
+
+  /// A state write with one state observer, with and without an observer of the state's activity: a write that is
+  /// not a load changes no activity, so the activity observer must cost it nothing.
+  @MainActor
+  static func writesWithActivityObserved() async {
+    let writes = 20_000
+    var sink = 0
+    let plain = Loadable<Int>()
+    let observed = Loadable<Int>()
+    var tokens = [
+      plain.projectedValue.observe { if case .loaded(let v) = $0 { sink &+= v } },
+      observed.projectedValue.observe { if case .loaded(let v) = $0 { sink &+= v } },
+    ]
+    tokens.append(observed.projectedValue.observeActivity { _ in sink &+= 1 })
+    let results = await measureSideBySide(
+      operations: writes,
+      [
+        { for i in 0..<writes { plain.wrappedValue = .loaded(i) } },
+        { for i in 0..<writes { observed.wrappedValue = .loaded(i) } },
+      ])
+    Bench.record(
+      "activity", "@Loadable write, 1 observer + 1 activity observer", ours: results[1],
+      against: "the same write, no activity observer", results[0], target: "≤ 1.1×", maxRatio: 1.1)
+    withExtendedLifetime((tokens, sink)) {}
   }
 
   /// A load cycle with options that ask for nothing (`.default`) and with a limiter that is never contended, against
