@@ -62,6 +62,7 @@ struct Stories {
     await searchAsYouType()
     await doubleTappedSave()
     await limitedDownloads()
+    await feedScreen()
   }
 
   // 1. `@Loadable`: a load goes .absent → .loading → .loaded; a failing one ends in .error.
@@ -297,6 +298,62 @@ extension Stories {
     for task in tasks { await task.value }
     print("   at most \(mostAtOnce) at once; now running \(limiter.running), waiting \(limiter.waiting)")
     print("   thumbnails:", thumbnails.map { $0.wrappedValue.data ?? -1 })
+  }
+}
+
+extension Stories {
+  // 11. State and activity: a feed screen drawn in the terminal from the state (what to show) and the activity (what
+  // the load is doing): a progress bar while loading, "retrying … (attempt 2)" while it waits to retry, and the feed
+  // kept on screen during a refresh that fails.
+  @MainActor
+  static func feedScreen() async {
+    print("\n11. A feed screen: state, activity, progress, retry and a refresh that fails")
+    let retry = RetryPolicy.constant(.milliseconds(20), maxRetries: 2)
+    @Loadable(options: LoadOptions(retry: retry)) var feed: LoadableState<[String]>
+    var screen: [String] = []
+    func draw() {
+      let activity = $feed.activity
+      var line: String
+      switch activity.phase {
+      case .idle: line = "idle"
+      case .debouncing: line = "…"
+      case .waiting: line = "queued"
+      case .running(let attempt):
+        let fraction = activity.progress?.fraction ?? 0
+        let filled = Int(fraction * 10)
+        line = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 10 - filled) + "]"
+        if let message = activity.progress?.message { line += " " + message }
+        if attempt > 1 { line += " (attempt \(attempt))" }
+      case .retrying(let attempt):
+        line = "retrying in 20 ms (attempt \(attempt))"
+      }
+      let content = $feed.lastValue.map { "\($0.count) posts" } ?? "no posts yet"
+      let error = activity.lastError.map { " — last error: \($0)" } ?? ""
+      let frame = "   | \(content) | \(line)\(error)"
+      if screen.last != frame { screen.append(frame) }
+    }
+    let stateToken = $feed.observe { _ in draw() }
+    let activityToken = $feed.observeActivity { _ in draw() }
+
+    var attempts = 0
+    await $feed.load {
+      attempts += 1
+      LoadProgress.report(fraction: 0, message: "connecting")
+      try await Task.sleep(for: .milliseconds(5))
+      if attempts == 1 { throw NetworkError() }  // the first attempt fails: retried
+      LoadProgress.report(fraction: 0.5, message: "page 1 of 2")
+      try await Task.sleep(for: .milliseconds(5))
+      LoadProgress.report(fraction: 1, message: "page 2 of 2")
+      return ["hello", "world", "again"]
+    }
+    await $feed.refresh(options: .default) {  // pull to refresh, and the server is down
+      try await Task.sleep(for: .milliseconds(5))
+      throw NetworkError()
+    }
+
+    stateToken.cancel()
+    activityToken.cancel()
+    for frame in screen { print(frame) }
   }
 }
 

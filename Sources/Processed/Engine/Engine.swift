@@ -133,10 +133,17 @@ extension StateHost {
   /// Forgets the current load (its task runs on, but may no longer write).
   @inlinable
   func endLoad() {
+    endLoadBeforeWrite()
+    publishActivity()
+  }
+
+  /// Forgets the current load, leaving its activity's delivery to the caller, which publishes it after the load's
+  /// final write: observers see the state's last change before the activity goes idle.
+  @inlinable
+  func endLoadBeforeWrite() {
     _ = tracker.clear()
     loadDidEnd()
     clearLoadActivity()
-    publishActivity()
   }
 
   /// Cancels the current load and writes the reset state (`.absent`, `.idle`) unless the state already is that.
@@ -180,8 +187,9 @@ extension StateHost {
     case .write(let state):
       let error = state.failureError
       keepError(keepingContent ? error : nil)
-      endLoad()
+      endLoadBeforeWrite()
       if !keepingContent || error == nil { store(state) }
+      publishActivity()
     case .done:
       keepError(nil)
       endLoad()
