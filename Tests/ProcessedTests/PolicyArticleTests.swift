@@ -1,3 +1,4 @@
+import Observation
 import ProcessedTesting
 import Testing
 
@@ -98,6 +99,27 @@ enum RetryingArticle {
   }
 }
 
+/// StateAndActivity.md (the model; the SwiftUI view is Apple-only). `api` is a closure here.
+enum StateAndActivityArticle {
+  @MainActor
+  final class FeedModel: ObservableModel, Observable {
+    let observers = ObserverRegistry()
+    @Loadable var feed: LoadableState<[String]>
+    @Observed var activity = LoadActivity()
+    private var tokens: Set<ObservationToken> = []
+    let api: @MainActor () async throws -> [String]
+
+    init(api: @escaping @MainActor () async throws -> [String]) {
+      self.api = api
+      $feed.observeActivity { [unowned self] in activity = $0 }.store(in: &tokens)
+    }
+
+    func pullToRefresh() async {
+      await $feed.refresh { try await self.api() }
+    }
+  }
+}
+
 @MainActor
 @Suite struct PolicyArticleTests {
   @Test func typingRunsOneSearch() async throws {
@@ -156,5 +178,22 @@ enum RetryingArticle {
     try await recorder.wait(forCount: 2)
     #expect(model.attempts == 3)
     #expect(recorder.values == [.loading, .loaded(["first post"])])  // nothing between attempts
+  }
+
+  @Test func theFeedStaysOnScreenThroughAFailedRefresh() async {
+    struct Offline: Error {}
+    var online = true
+    let model = StateAndActivityArticle.FeedModel { if online { return ["a", "b"] } else { throw Offline() } }
+    var activities: [Bool] = []
+    let token = model.observe(\.activity) { activities.append($0.isActive) }
+    await model.pullToRefresh()  // from .absent: an ordinary load
+    #expect(model.feed == .loaded(["a", "b"]))
+    online = false
+    await model.pullToRefresh()
+    #expect(model.feed == .loaded(["a", "b"]))
+    #expect(model.$feed.lastValue == ["a", "b"])
+    #expect(model.activity.lastError is Offline)
+    #expect(activities == [true, false, true, false])
+    token.cancel()
   }
 }
