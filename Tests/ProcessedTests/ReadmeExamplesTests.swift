@@ -34,6 +34,29 @@ final class ReadmeEditorViewModel: ObservableModel, ProcessSupport {
 }
 
 @MainActor
+final class ReadmeSearchViewModel {
+  @Loadable(options: LoadOptions(retry: .standard, timeout: .seconds(10), debounce: .trailing(.milliseconds(300))))
+  var results: LoadableState<[String]>
+
+  func queryChanged(to query: String) {
+    $results.load {  // one search per pause in typing; retried with backoff; 10 s per attempt
+      LoadProgress.report(fraction: nil, message: "searching \(query)")
+      return [query]
+    }
+  }
+
+  var status: String {
+    switch $results.activity.phase {
+    case .idle: "idle"
+    case .debouncing: "waiting for you to stop typing"
+    case .waiting: "queued"
+    case .running(let attempt): attempt == 1 ? "searching" : "searching (attempt \(attempt))"
+    case .retrying(let attempt): "retrying (attempt \(attempt))"
+    }
+  }
+}
+
+@MainActor
 @Suite struct ReadmeExamplesTests {
   /// "A load": the README's `main.swift`, with `print` replaced by collecting what it would print.
   @Test func aLoad() async {
@@ -81,5 +104,18 @@ final class ReadmeEditorViewModel: ObservableModel, ProcessSupport {
     await load.value
 
     #expect(recorder.values == [.loading, .error(TimeoutError())])
+  }
+
+  /// "Policies and activity": typing debounces (nothing written, the status says so); cancelling drops the search.
+  @Test func policiesAndActivity() async {
+    let model = ReadmeSearchViewModel()
+    #expect(model.status == "idle")
+    model.queryChanged(to: "sw")
+    model.queryChanged(to: "swift")
+    #expect(model.status == "waiting for you to stop typing")
+    #expect(model.results == .absent)
+    model.$results.cancel()
+    #expect(model.status == "idle")
+    #expect(model.results == .absent)
   }
 }
