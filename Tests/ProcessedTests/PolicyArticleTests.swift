@@ -182,13 +182,14 @@ enum StateAndActivityArticle {
 
   @Test func theFeedStaysOnScreenThroughAFailedRefresh() async {
     struct Offline: Error {}
-    var online = true
-    let model = StateAndActivityArticle.FeedModel { if online { return ["a", "b"] } else { throw Offline() } }
+    final class Server { var online = true }
+    let server = Server()
+    let model = StateAndActivityArticle.FeedModel { if server.online { return ["a", "b"] } else { throw Offline() } }
     var activities: [Bool] = []
     let token = model.observe(\.activity) { activities.append($0.isActive) }
     await model.pullToRefresh()  // from .absent: an ordinary load
     #expect(model.feed == .loaded(["a", "b"]))
-    online = false
+    server.online = false
     await model.pullToRefresh()
     #expect(model.feed == .loaded(["a", "b"]))
     #expect(model.$feed.lastValue == ["a", "b"])
