@@ -284,7 +284,7 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// From `.loaded(value)`: no `.loading` is written, success writes `.loaded(newValue)`, and an ordinary failure
   /// keeps `.loaded(value)` and puts the error in ``activity``'s ``LoadActivity/lastError`` (a control error or
-  /// cancellation acts as usual). From any other state it is exactly ``load(silently:options:priority:block:)``.
+  /// cancellation acts as usual). From any other state it is exactly the `load` that returns a value.
   ///
   /// ```swift
   /// func pullToRefresh() {
@@ -308,7 +308,7 @@ public struct LoadableController<Value: Sendable> {
   }
 
   /// Loads again while keeping the loaded value on screen, and waits until the load ends. See
-  /// ``refresh(options:priority:block:)``.
+  /// the Task form of `refresh`.
   ///
   /// ```swift
   /// await $feed.refresh { try await api.feed() }
