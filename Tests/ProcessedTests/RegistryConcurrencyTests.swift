@@ -92,7 +92,8 @@ private struct WatchedToken {
     let counter = AnyThreadCounterModel()
     let ticker = Ticker()
     let tickRegistry = ticker.observers
-    let tickSlot = tickRegistry.slot(for: \Ticker.tick, of: Int.self)
+    // A slot is thread-safe but not `Sendable` (it is a `ManagedBuffer`).
+    nonisolated(unsafe) let tickSlot = tickRegistry.slot(for: \Ticker.tick, of: Int.self)
     let violations = LockedBox(0)
     let finishedTasks = LockedBox(0)
     let taskCount = 8

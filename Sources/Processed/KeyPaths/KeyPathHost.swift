@@ -22,7 +22,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load).
   @usableFromInline let link: SlotLink?
   /// Keeps `link` valid.
-  let anchor: RegistryCore?
+  let anchor: ObserverSlot?
 
   @usableFromInline
   init(model: Model, keyPath: ReferenceWritableKeyPath<Model, State>, key: KeyPathHostKey) {

@@ -1,23 +1,24 @@
-/// One slot of one registry, held without reference counting, so that copying and using a link on every write costs
-/// no retain or release.
+public import CProcessedAtomics
+
+/// A slot held without reference counting, so that copying and using a link on every write costs no retain or
+/// release.
 ///
-/// A link does not keep its registry alive: whoever stores a link stores its ``anchor`` beside it (a strong reference
-/// to the core, which holds its slots for its whole life), and only uses the link while it holds the anchor.
+/// A link does not keep its slot alive: whoever stores a link stores its ``anchor`` beside it (a strong reference to
+/// the slot), and only uses the link while it holds the anchor.
 @usableFromInline
-struct SlotLink: Sendable {
-  @usableFromInline let core: Unmanaged<RegistryCore>
+struct SlotLink: @unchecked Sendable {
+  // `@unchecked`: a slot is thread-safe (see ``ObserverSlot``).
   @usableFromInline let slot: Unmanaged<ObserverSlot>
 
   @usableFromInline
-  init(core: RegistryCore, slot: ObserverSlot) {
-    self.core = .passUnretained(core)
+  init(_ slot: ObserverSlot) {
     self.slot = .passUnretained(slot)
   }
 
   /// The link to the slot of `keyPath` in `registry` (resolved, and created if needed, by hashing `keyPath` once).
   @usableFromInline
   init<Model, Value>(_ registry: ObserverRegistry, _ keyPath: KeyPath<Model, Value>) {
-    self.init(core: registry.core, slot: registry.core.slot(for: keyPath, of: Value.self))
+    self.init(registry.slot(for: keyPath, of: Value.self))
   }
 
   /// The link for `keyPath` of `instance`, or `nil` when the instance is not an ``ObservableModel``.
@@ -29,15 +30,13 @@ struct SlotLink: Sendable {
 
   /// The strong reference that keeps this link valid; store it beside the link.
   @inlinable
-  var anchor: RegistryCore { core.takeUnretainedValue() }
+  var anchor: ObserverSlot { slot.takeUnretainedValue() }
 
   /// The slot's observers right now, to deliver `value` to — or `nil` when there are none or the change is the
-  /// echo of a key-path write, which delivers it itself (see ``RegistryCore/keyPathWrite(in:value:readBack:write:)``).
+  /// echo of a key-path write, which delivers it itself (see ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
   @inlinable @MainActor
   func snapshot<Value>(for value: Value) -> ObserverSnapshot? {
-    core.withGuaranteedInstance { core in
-      slot.withGuaranteedInstance { slot in core.absorbsEcho(of: slot, value) ? nil : core.snapshot(of: slot) }
-    }
+    slot.withGuaranteedInstance { slot in KeyPathWrites.absorbsEcho(of: slot, value) ? nil : slot.snapshot() }
   }
 
   // MARK: The Observation bridge (see ``ObservationBridge``)
@@ -46,30 +45,30 @@ struct SlotLink: Sendable {
   /// that do not opt in pay this check and nothing else.
   @inlinable @MainActor
   var isTrackedByObservation: Bool {
-    slot.withGuaranteedInstance { $0.observation != nil }
+    slot.withGuaranteedInstance { $0.fields.pointee.observation != nil }
   }
 
   /// Looks up, once per slot, whether `model` declares `Observable`, and records that the property is linked.
   @usableFromInline @MainActor
   func resolveObservation<Model: AnyObject, Value>(of model: Model, _ keyPath: KeyPath<Model, Value>) {
-    let slot = slot.takeUnretainedValue()
-    slot.hasLinkedProperty = true
-    guard !slot.observationResolved else { return }
-    slot.observationResolved = true
-    slot.observation = ObservationBridge.hook(for: model, keyPath: keyPath)
+    let fields = slot.takeUnretainedValue().fields
+    fields.pointee.hasLinkedProperty = true
+    guard !fields.pointee.observationResolved else { return }
+    fields.pointee.observationResolved = true
+    fields.pointee.observation = ObservationBridge.hook(for: model, keyPath: keyPath)
   }
 
   /// Tells Observation the property was read. Out of line: only tracked properties call it.
   @usableFromInline @MainActor
-  func observationAccess() { slot.takeUnretainedValue().observation?.access() }
+  func observationAccess() { slot.takeUnretainedValue().fields.pointee.observation?.access() }
 
   /// Tells Observation the property is about to change.
   @usableFromInline @MainActor
-  func observationWillSet() { slot.takeUnretainedValue().observation?.willSet() }
+  func observationWillSet() { slot.takeUnretainedValue().fields.pointee.observation?.willSet() }
 
   /// Tells Observation the property changed.
   @usableFromInline @MainActor
-  func observationDidSet() { slot.takeUnretainedValue().observation?.didSet() }
+  func observationDidSet() { slot.takeUnretainedValue().fields.pointee.observation?.didSet() }
 
   /// Delivers `value` to the slot's observers, in order with the slot's other changes.
   @inlinable @MainActor
@@ -78,13 +77,10 @@ struct SlotLink: Sendable {
   }
 
   /// Runs a key-path write and notifies the slot's observers once (see
-  /// ``RegistryCore/keyPathWrite(in:value:readBack:write:)``).
+  /// ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
   @inlinable @MainActor
   func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
-    core.withGuaranteedInstance { core in
-      slot.withGuaranteedInstance { slot in core.keyPathWrite(in: slot, value: value, readBack: readBack, write: write)
-      }
-    }
+    slot.withGuaranteedInstance { $0.keyPathWrite(value: value, readBack: readBack, write: write) }
   }
 
   /// Registers `handler` in the slot.
@@ -93,45 +89,74 @@ struct SlotLink: Sendable {
     onRegistryEnd: (@Sendable () -> Void)? = nil,
     _ handler: @escaping @MainActor (Value) -> Void
   ) -> ObservationToken {
-    core.withGuaranteedInstance { core in
-      slot.withGuaranteedInstance { slot in core.addObserver(to: slot, onRegistryEnd: onRegistryEnd, handler) }
-    }
+    slot.withGuaranteedInstance { $0.addObserver(onRegistryEnd: onRegistryEnd, handler) }
   }
 }
 
 /// The observers one slot had when a change was made, captured before the change is delivered.
 ///
 /// Taking every snapshot of a change first and calling observers second is what makes "an observer registered
-/// during a notification does not see that change" hold when one write notifies several registries (a wrapper's
-/// own observers and its model's).
+/// during a notification does not see that change" hold when one write notifies several slots (a wrapper's own
+/// observers and its model's).
 ///
-/// Copying the entries is the one retain a notification costs. The core and slot are unmanaged: a snapshot lives
-/// only while its change is delivered, and the writer delivering it holds the core (through the anchor of its
-/// ``SlotLink``) for that whole time.
+/// Copying the observer (or the array of observers) is the one retain a notification costs. The slot is
+/// unmanaged: a snapshot lives only while its change is delivered, and the writer delivering it holds the slot
+/// (through the anchor of its ``SlotLink``) for that whole time.
 @usableFromInline
 struct ObserverSnapshot {
-  @usableFromInline let core: Unmanaged<RegistryCore>
   @usableFromInline let slot: Unmanaged<ObserverSlot>
-  @usableFromInline let entries: ContiguousArray<ObserverSlot.Entry>
+  /// The one observer; `nil` when there are several, in `list`.
+  @usableFromInline let single: ObserverCall?
+  @usableFromInline let list: ContiguousArray<ObserverCall>?
+  /// The slot's cancellation counter when the snapshot was taken.
   @usableFromInline let epoch: UInt64
 
-  @usableFromInline
-  init(core: RegistryCore, slot: ObserverSlot, entries: ContiguousArray<ObserverSlot.Entry>, epoch: UInt64) {
-    self.core = .passUnretained(core)
+  @inlinable
+  init(slot: ObserverSlot, single: ObserverCall?, list: ContiguousArray<ObserverCall>?, epoch: UInt64) {
     self.slot = .passUnretained(slot)
-    self.entries = entries
+    self.single = single
+    self.list = list
     self.epoch = epoch
   }
 
+  /// Calls every observer of the snapshot with `value`, skipping those cancelled since it was taken.
+  ///
+  /// Specialized in the client for `Value`: the value goes straight to each typed handler. The slot is published
+  /// as the one being notified first, then the cancellation counter is read before each call (a plain load on
+  /// x86); see ``ObserverSlot`` for why this makes "no call after `cancel()` returns" hold across threads.
   @inlinable @MainActor
   func deliver<Value>(_ value: Value) {
-    withPointer(to: value) { pointer in
-      core.withGuaranteedInstance { $0.call(entries, of: slot, with: UnsafeRawPointer(pointer), epoch: epoch) }
+    let previous = processed_notification_begin(ObserverSlot.bits(of: slot))
+    slot.withGuaranteedInstance { slot in
+      if let single {
+        if slot.cancellations == epoch || slot.isRegistered(single.id) {
+          // The slot's value type was checked when it was resolved.
+          unsafeDowncast(single, to: TypedObserverCall<Value>.self).handler(value)
+        }
+      } else if let list {
+        list.withElements { calls in
+          var mustRecheck = false
+          for index in calls.indices {
+            if !mustRecheck, slot.cancellations != epoch {
+              // Something was cancelled since the snapshot: from here on, ask the slot before each call.
+              mustRecheck = true
+            }
+            // Unretained: the snapshot's array keeps the call alive.
+            Unmanaged.passUnretained(calls[index]).withGuaranteedInstance { call in
+              if mustRecheck, !slot.isRegistered(call.id) { return }
+              unsafeDowncast(call, to: TypedObserverCall<Value>.self).handler(value)
+            }
+          }
+        }
+      }
     }
+    // A waiter that arrives just after `end` read the waiter count is not woken here; it sleeps at most one
+    // `WaitPoint` interval before it sees the change itself.
+    if processed_notification_end(previous) { WaitPoint.wakeShared() }
   }
 }
 
-/// Everyone one change goes to when it reaches two registries (a wrapper's own observers and its model's), or when
+/// Everyone one change goes to when it reaches two slots (a wrapper's own observers and its model's), or when
 /// a key-path write delivers a snapshot it took before writing. Kept inline, so that a write allocates nothing.
 @usableFromInline
 struct ChangeRecipients {
@@ -157,8 +182,8 @@ struct ChangeRecipients {
 /// Whether a state's changes are being delivered, and the deliveries of changes made meanwhile.
 @usableFromInline
 struct DeliveryState {
-  @usableFromInline var isDelivering = false
   @usableFromInline var pending: [@MainActor () -> Void] = []
+  @usableFromInline var isDelivering = false
 
   @usableFromInline
   init() {}
