@@ -54,7 +54,7 @@ static inline uint64_t processed_current_thread(void) {
   return (uint64_t)(uintptr_t)pthread_self();
 }
 
-// MARK: One observer slot's lock and cancellation counter
+// MARK: One observer slot's lock and counters
 
 /// Kept in the slot's own allocation (the tail of a `ManagedBuffer`), so that a slot is one allocation.
 typedef struct {
@@ -63,8 +63,12 @@ typedef struct {
 #else
   pthread_mutex_t lock;
 #endif
-  /// Bumped under the lock by every removal of an observer (and by closing the slot).
-  processed_atomic_u64 cancellations;
+  /// Bumped under the lock by every removal of an observer (and by closing the slot); read by notifications
+  /// without it. Compared for equality only, so it may wrap.
+  _Atomic uint32_t removals;
+  /// How many notifications of the slot have ended; written by the notifying thread only (observers are called on
+  /// the main actor), read by cancelling threads. Wraps; compared as a difference.
+  _Atomic uint32_t ended;
 } processed_slot_sync;
 
 static inline void processed_slot_sync_init(processed_slot_sync *sync) {
@@ -73,7 +77,8 @@ static inline void processed_slot_sync_init(processed_slot_sync *sync) {
 #else
   pthread_mutex_init(&sync->lock, NULL);
 #endif
-  processed_atomic_u64_init(&sync->cancellations, 0);
+  atomic_init(&sync->removals, 0);
+  atomic_init(&sync->ended, 0);
 }
 
 static inline void processed_slot_sync_destroy(processed_slot_sync *sync) {
@@ -98,74 +103,59 @@ static inline void processed_slot_unlock(processed_slot_sync *sync) {
 #endif
 }
 
-static inline uint64_t processed_slot_cancellations(processed_slot_sync *sync) {
-  return processed_atomic_u64_load(&sync->cancellations);
+/// The removal count. Relaxed: under the lock it is exact; a notification reading it without the lock relies on
+/// happens-before edges the lock and the main actor provide (see `ObserverSlot`).
+static inline uint32_t processed_slot_removals(processed_slot_sync *sync) {
+  return atomic_load_explicit(&sync->removals, memory_order_relaxed);
 }
 
-static inline void processed_slot_bump_cancellations(processed_slot_sync *sync) {
-  processed_atomic_u64_increment(&sync->cancellations);
+/// Under the lock: counts a removal.
+static inline void processed_slot_count_removal(processed_slot_sync *sync) {
+  atomic_store_explicit(
+      &sync->removals, atomic_load_explicit(&sync->removals, memory_order_relaxed) + 1, memory_order_relaxed);
 }
 
-// MARK: The notification in progress (one per process: observers are called on the main actor only)
+// MARK: Notifications (observers are called on the main actor only)
 
 typedef struct {
-  /// The slot being notified right now (its address; 0: none).
-  processed_atomic_u64 active;
-  /// The thread notifying it.
+  /// The thread that notifies (the main actor's), so that a cancellation on it never waits for itself.
   processed_atomic_u64 thread;
-  /// How many notifications have ended; written by the notifying thread only.
-  processed_atomic_u64 ended;
   /// How many cancelling threads are blocked until a notification ends.
   processed_atomic_u64 waiters;
+  /// The last observer id handed out; ids are never reused.
+  processed_atomic_u64 lastID;
 } processed_notification_state;
 
 /// Defined in CProcessedAtomics.c.
 extern processed_notification_state processed_notifications;
 
-/// Publishes `slot` as the slot being notified and returns the one it replaces (0 at the outermost level).
-static inline uint64_t processed_notification_begin(uint64_t slot) {
+/// Records the calling thread as the notifying one (before a snapshot is taken under a slot's lock).
+static inline void processed_notification_note_thread(void) {
   uint64_t thread = processed_current_thread();
-  if (processed_atomic_u64_load(&processed_notifications.thread) != thread) {
-    processed_atomic_u64_store(&processed_notifications.thread, thread);
+  if (atomic_load_explicit(&processed_notifications.thread.value, memory_order_relaxed) != thread) {
+    atomic_store_explicit(&processed_notifications.thread.value, thread, memory_order_relaxed);
   }
-  return processed_atomic_u64_exchange(&processed_notifications.active, slot);
 }
 
-/// Ends a notification begun by `processed_notification_begin`, handing the active slot back to `previous`.
-/// Returns whether a cancelling thread may be waiting (then wake it).
-///
-/// Nested in another slot's notification, the active slot is handed back with a sequentially consistent exchange,
-/// not a release store: the outer loop then reads cancellation counters again, and a release store may be ordered
-/// after those reads (x86 lets a store pass a later load), so a canceller could miss both. At the outermost level
-/// no read follows and a release store is enough: a canceller only waits for the value to change.
-static inline bool processed_notification_end(uint64_t previous) {
-  processed_atomic_u64_store_release(
-      &processed_notifications.ended,
-      atomic_load_explicit(&processed_notifications.ended.value, memory_order_relaxed) + 1);
-  if (previous == 0) {
-    processed_atomic_u64_store_release(&processed_notifications.active, 0);
-  } else {
-    (void)processed_atomic_u64_exchange(&processed_notifications.active, previous);
-  }
-  // A fence-less read: a waiter arriving at this instant is missed and re-checks on its own (see WaitPoint).
-  return processed_atomic_u64_load(&processed_notifications.waiters) != 0;
+/// Whether the calling thread is the notifying one.
+static inline bool processed_notification_is_current_thread(void) {
+  return atomic_load_explicit(&processed_notifications.thread.value, memory_order_relaxed) ==
+         processed_current_thread();
 }
 
-/// Whether `slot` is being notified on a thread other than the calling one.
-static inline bool processed_notification_is_elsewhere(uint64_t slot) {
-  return processed_atomic_u64_load(&processed_notifications.active) == slot &&
-         processed_atomic_u64_load(&processed_notifications.thread) != processed_current_thread();
+/// Ends a notification of the slot: counts it (a release store: its only writer is the notifying thread) and
+/// returns whether a cancelling thread may be waiting (then wake it). The waiter count is read without a fence: a
+/// waiter arriving at this instant is missed and re-checks on its own (see WaitPoint).
+static inline bool processed_slot_notification_end(processed_slot_sync *sync) {
+  atomic_store_explicit(
+      &sync->ended, atomic_load_explicit(&sync->ended, memory_order_relaxed) + 1, memory_order_release);
+  return atomic_load_explicit(&processed_notifications.waiters.value, memory_order_relaxed) != 0;
 }
 
-/// How many notifications have ended so far.
-static inline uint64_t processed_notification_ended_count(void) {
-  return processed_atomic_u64_load(&processed_notifications.ended);
-}
-
-/// Whether `slot` is still being notified and no notification has ended since `ended` was read.
-static inline bool processed_notification_is_unchanged(uint64_t slot, uint64_t ended) {
-  return processed_atomic_u64_load(&processed_notifications.active) == slot &&
-         processed_atomic_u64_load(&processed_notifications.ended) == ended;
+/// Whether a notification that had begun when `begun` was read under the lock may still be under way: fewer than
+/// `begun` notifications of the slot have ended.
+static inline bool processed_slot_notification_may_run(processed_slot_sync *sync, uint32_t begun) {
+  return (int32_t)(atomic_load_explicit(&sync->ended, memory_order_acquire) - begun) < 0;
 }
 
 static inline void processed_notification_waiter_arrives(void) {
@@ -174,6 +164,11 @@ static inline void processed_notification_waiter_arrives(void) {
 
 static inline void processed_notification_waiter_leaves(void) {
   processed_atomic_u64_decrement(&processed_notifications.waiters);
+}
+
+/// A new observer id, unique in the process.
+static inline uint64_t processed_next_observer_id(void) {
+  return atomic_fetch_add_explicit(&processed_notifications.lastID.value, 1, memory_order_relaxed) + 1;
 }
 
 #endif

@@ -35,8 +35,10 @@ struct SlotLink: @unchecked Sendable {
   /// The slot's observers right now, to deliver `value` to — or `nil` when there are none or the change is the
   /// echo of a key-path write, which delivers it itself (see ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
   @inlinable @MainActor
-  func snapshot<Value>(for value: Value) -> ObserverSnapshot? {
-    slot.withGuaranteedInstance { slot in KeyPathWrites.absorbsEcho(of: slot, value) ? nil : slot.snapshot() }
+  func snapshot<Value>(for value: Value) -> ObserverSnapshot<Value>? {
+    slot.withGuaranteedInstance { slot in
+      KeyPathWrites.absorbsEcho(of: slot, value) ? nil : slot.snapshot(of: Value.self)
+    }
   }
 
   // MARK: The Observation bridge (see ``ObservationBridge``)
@@ -99,72 +101,77 @@ struct SlotLink: @unchecked Sendable {
 /// during a notification does not see that change" hold when one write notifies several slots (a wrapper's own
 /// observers and its model's).
 ///
-/// Copying the observer (or the array of observers) is the one retain a notification costs. The slot is
+/// Copying the observer's handler (or the array of observers) is the one retain a notification costs. The slot is
 /// unmanaged: a snapshot lives only while its change is delivered, and the writer delivering it holds the slot
 /// (through the anchor of its ``SlotLink``) for that whole time.
 @usableFromInline
-struct ObserverSnapshot {
+struct ObserverSnapshot<Value> {
   @usableFromInline let slot: Unmanaged<ObserverSlot>
-  /// The one observer; `nil` when there are several, in `list`.
-  @usableFromInline let single: ObserverCall?
+  /// The one observer's handler; `nil` when there are several, in `list`.
+  @usableFromInline let single: (@MainActor (Value) -> Void)?
+  /// The id of `single`.
+  @usableFromInline let singleID: UInt64
   @usableFromInline let list: ContiguousArray<ObserverCall>?
-  /// The slot's cancellation counter when the snapshot was taken.
-  @usableFromInline let epoch: UInt64
+  /// The slot's removal count when the snapshot was taken.
+  @usableFromInline let epoch: UInt32
 
   @inlinable
-  init(slot: ObserverSlot, single: ObserverCall?, list: ContiguousArray<ObserverCall>?, epoch: UInt64) {
+  init(
+    slot: ObserverSlot, single: (@MainActor (Value) -> Void)?, singleID: UInt64, list: ContiguousArray<ObserverCall>?,
+    epoch: UInt32
+  ) {
     self.slot = .passUnretained(slot)
     self.single = single
+    self.singleID = singleID
     self.list = list
     self.epoch = epoch
   }
 
-  /// Calls every observer of the snapshot with `value`, skipping those cancelled since it was taken.
+  /// Calls every observer of the snapshot with `value`, skipping those removed since it was taken, and ends the
+  /// notification.
   ///
-  /// Specialized in the client for `Value`: the value goes straight to each typed handler. The slot is published
-  /// as the one being notified first, then the cancellation counter is read before each call (a plain load on
-  /// x86); see ``ObserverSlot`` for why this makes "no call after `cancel()` returns" hold across threads.
-  @inlinable @MainActor
-  func deliver<Value>(_ value: Value) {
-    let previous = processed_notification_begin(ObserverSlot.bits(of: slot))
+  /// Specialized in the client for `Value`: the value goes straight to each typed handler. The slot's removal
+  /// count is read before each call (a plain load); see ``ObserverSlot`` for why this makes "no call after
+  /// `cancel()` returns" hold across threads.
+  @inlinable @inline(__always) @MainActor
+  func deliver(_ value: Value) {
     slot.withGuaranteedInstance { slot in
-      if let single {
-        if slot.cancellations == epoch || slot.isRegistered(single.id) {
-          // The slot's value type was checked when it was resolved.
-          unsafeDowncast(single, to: TypedObserverCall<Value>.self).handler(value)
-        }
+      if single != nil {
+        // Called through the optional, which borrows the handler instead of copying (retaining) it.
+        if slot.removals == epoch || slot.isRegistered(singleID) { single?(value) }
       } else if let list {
         list.withElements { calls in
           var mustRecheck = false
           for index in calls.indices {
-            if !mustRecheck, slot.cancellations != epoch {
-              // Something was cancelled since the snapshot: from here on, ask the slot before each call.
+            if !mustRecheck, slot.removals != epoch {
+              // Something was removed since the snapshot: from here on, ask the slot before each call.
               mustRecheck = true
             }
             // Unretained: the snapshot's array keeps the call alive.
             Unmanaged.passUnretained(calls[index]).withGuaranteedInstance { call in
               if mustRecheck, !slot.isRegistered(call.id) { return }
+              // The slot's value type was checked when it was resolved.
               unsafeDowncast(call, to: TypedObserverCall<Value>.self).handler(value)
             }
           }
         }
       }
+      // A waiter that arrives just after this read the waiter count is not woken here; it sleeps at most one
+      // `WaitPoint` interval before it sees the change itself.
+      if processed_slot_notification_end(slot.sync) { WaitPoint.wakeShared() }
     }
-    // A waiter that arrives just after `end` read the waiter count is not woken here; it sleeps at most one
-    // `WaitPoint` interval before it sees the change itself.
-    if processed_notification_end(previous) { WaitPoint.wakeShared() }
   }
 }
 
 /// Everyone one change goes to when it reaches two slots (a wrapper's own observers and its model's), or when
 /// a key-path write delivers a snapshot it took before writing. Kept inline, so that a write allocates nothing.
 @usableFromInline
-struct ChangeRecipients {
-  @usableFromInline var first: ObserverSnapshot?
-  @usableFromInline var second: ObserverSnapshot?
+struct ChangeRecipients<Value> {
+  @usableFromInline var first: ObserverSnapshot<Value>?
+  @usableFromInline var second: ObserverSnapshot<Value>?
 
   @inlinable
-  init(first: ObserverSnapshot? = nil, second: ObserverSnapshot? = nil) {
+  init(first: ObserverSnapshot<Value>? = nil, second: ObserverSnapshot<Value>? = nil) {
     self.first = first
     self.second = second
   }
@@ -173,7 +180,7 @@ struct ChangeRecipients {
   var isEmpty: Bool { first == nil && second == nil }
 
   @inlinable @MainActor
-  func deliver<Value>(_ value: Value) {
+  func deliver(_ value: Value) {
     first?.deliver(value)
     second?.deliver(value)
   }
@@ -217,7 +224,7 @@ extension DeliversInOrder {
 
   /// Delivers `value` to `recipients` now, or after the delivery in progress.
   @inlinable @MainActor
-  func deliverInOrder<Value>(_ value: Value, to recipients: ChangeRecipients) {
+  func deliverInOrder<Value>(_ value: Value, to recipients: ChangeRecipients<Value>) {
     if recipients.isEmpty { return }
     completeDelivery(value, to: recipients, owning: reserveDelivery())
   }
@@ -234,7 +241,7 @@ extension DeliversInOrder {
   /// Delivers `value` now and then everything queued meanwhile (when `owning` the turn), or queues it behind the
   /// delivery in progress.
   @inlinable @MainActor
-  func completeDelivery<Value>(_ value: Value, to recipients: ChangeRecipients, owning: Bool) {
+  func completeDelivery<Value>(_ value: Value, to recipients: ChangeRecipients<Value>, owning: Bool) {
     guard owning else {
       if !recipients.isEmpty {
         delivery.pending.append { recipients.deliver(value) }

@@ -26,7 +26,7 @@ enum KeyPathWrites {
   /// recorded and the caller delivers nothing.
   @inlinable
   static func absorbsEcho<Value>(of slot: ObserverSlot, _ value: Value) -> Bool {
-    if marks.isEmpty { return false }
+    if slot.fields.pointee.keyPathWrites == 0 { return false }
     return absorbsEchoSlowly(of: slot, value)
   }
 
@@ -68,10 +68,12 @@ extension ObserverSlot {
   @inlinable @MainActor
   func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
     if !KeyPathWrites.marks.isEmpty { KeyPathWrites.settleOuterWrites(of: self) { readBack() } }
-    let recipients = ChangeRecipients(first: snapshot())
+    let recipients = ChangeRecipients(first: snapshot(of: Value.self))
     let ownsDelivery = reserveDelivery()
     KeyPathWrites.marks.append(KeyPathWrites.Mark(slot: ObjectIdentifier(self)))
+    fields.pointee.keyPathWrites += 1
     write()
+    fields.pointee.keyPathWrites -= 1
     let mark = KeyPathWrites.marks.removeLast()
     let delivered: Value
     if let settled = mark.settled {

@@ -13,13 +13,16 @@ public import CProcessedAtomics
 /// notification — `@inlinable`, specialized in the client for the value's type — passes the value straight to each
 /// typed handler. The value type of a registry's slot is checked once, when it is resolved.
 ///
-/// *No call after `cancel()` returns.* A removal bumps the slot's cancellation counter under the lock. A
-/// notification publishes the slot it notifies (one atomic exchange, process-wide: observers are called on the main
-/// actor only) and then, before each call, reads the counter; once it moved since the snapshot, it asks the slot
-/// under the lock whether the observer is still registered. A `cancel()` on another thread reads the published
-/// slot after its removal and, when its slot is being notified, blocks until a notification ends. All of these
-/// operations are sequentially consistent, so either the notifier sees the removal and skips the observer, or the
-/// canceller sees the notification and waits (see Architecture.md).
+/// *No call after `cancel()` returns.* A removal counts itself (`removals`) and reads how many notifications of the
+/// slot have begun, both under the lock. A notification begins — takes its snapshot and counts itself (`begun`) —
+/// under the same lock, and counts itself again when it ends (`ended`). So a cancellation either comes first, and
+/// the observer is not in any later snapshot, or it sees every notification that may call the observer; it then
+/// blocks until as many notifications have ended as had begun, unless it runs on the notifying thread (a handler
+/// cancelling itself or another observer). A notification reads `removals` before each call and, once it moved
+/// since the snapshot, asks the slot under the lock whether the observer is still registered — which covers
+/// cancellations on the notifying thread and any that a canceller stopped waiting for (see Architecture.md). The
+/// notifier pays no atomic read-modify-write and no fence: one relaxed load per observer and a release store at the
+/// end.
 @usableFromInline
 final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>, DeliversInOrder {
   // Thread-safe, though not `Sendable` (a `ManagedBuffer` subclass cannot be): the fields guarded by the lock are
@@ -58,8 +61,8 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
     defer { unlock() }
     let fields = fields
     guard !fields.pointee.isClosed else { return 0 }
-    fields.pointee.nextID &+= 1
-    call.id = fields.pointee.nextID
+    // Ids are unique in the process and grow, so the list stays sorted by id.
+    call.id = processed_next_observer_id()
     if fields.pointee.list.isEmpty {
       if let single = fields.pointee.single {
         // A second observer: both move to the list, in registration order.
@@ -82,12 +85,13 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
   func remove(id: UInt64) {
     lock()
     let removed = takeCall(id: id)
-    if removed != nil { bumpCancellations() }
+    if removed != nil { countRemoval() }
+    let begun = fields.pointee.begun
     unlock()
     // Also when the call was already gone: another thread's `cancel()` of the same token, or `close()`, may have
-    // removed it an instant ago, while a notification had already chosen to call it. That removal bumped the
-    // counter under the lock, which this thread took after it.
-    waitForCallsToEnd()
+    // removed it an instant ago, while a notification had already chosen to call it. That notification had begun
+    // before the removal, so `begun` counts it.
+    waitForCallsToEnd(begun: begun)
     // `removed` is released here, after the lock: its handler may hold the last reference to a token.
     withExtendedLifetime(removed) {}
   }
@@ -132,8 +136,8 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
     lock()
     let fields = fields
     fields.pointee.isClosed = true
-    // Counts as a cancellation of every observer: a notification in flight re-checks before each call.
-    bumpCancellations()
+    // Counts as a removal of every observer: a notification in flight re-checks before each call.
+    countRemoval()
     var removed = fields.pointee.list
     fields.pointee.list = []
     if let single = fields.pointee.single { removed.append(single) }
@@ -150,38 +154,52 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
     return fields.pointee.single == nil ? fields.pointee.list.count : 1
   }
 
-  /// Blocks until no call of an observer of this slot can start from a notification under way on another thread.
+  /// Blocks until no call of an observer of this slot can start from a notification under way on another thread:
+  /// until as many notifications of the slot have ended as had `begun` when the observer was removed.
   ///
-  /// Pairs with ``ObserverSnapshot/deliver(_:)``, which publishes the slot before it reads the cancellation
-  /// counter for each observer, while this runs after a removal bumped the counter (all sequentially consistent). A
-  /// handler cancelling on the notifying thread never waits.
+  /// Once that many have ended, every notification that took its snapshot before the removal has ended, or one
+  /// that began after the removal (its snapshot ordered after it by the lock) has run on the notifying thread in
+  /// the meantime — and the notification still under way then reads the new `removals` before its next call. A
+  /// handler cancelling on the notifying thread never waits: its notification reads `removals` after it.
   ///
   /// The wait blocks on the shared `WaitPoint`, which the notifier signals after ending a notification when it sees
   /// a waiter. The notifier reads the waiter count without a fence, so it can miss a waiter that arrives at that
   /// instant; the waiter then re-checks after at most one `WaitPoint` interval. It never spins.
-  private func waitForCallsToEnd() {
-    let bits = Self.bits(of: .passUnretained(self))
-    guard processed_notification_is_elsewhere(bits) else { return }
-    let seen = processed_notification_ended_count()
+  private func waitForCallsToEnd(begun: UInt32) {
+    let sync = sync
+    guard processed_slot_notification_may_run(sync, begun), !processed_notification_is_current_thread() else {
+      return
+    }
     processed_notification_waiter_arrives()
-    WaitPoint.shared.wait { processed_notification_is_unchanged(bits, seen) }
+    WaitPoint.shared.wait { processed_slot_notification_may_run(sync, begun) }
     processed_notification_waiter_leaves()
   }
 
   // MARK: Notifying
 
   /// The observers right now, or `nil` when there are none.
-  @inlinable
-  func snapshot() -> ObserverSnapshot? {
+  ///
+  /// A snapshot that is not `nil` is a notification that has begun: it must be delivered (which ends it).
+  ///
+  /// Always inlined: returned from a call, the snapshot would be written to memory and read back at once, which
+  /// stalls on store forwarding.
+  @inlinable @inline(__always)
+  func snapshot<Value>(of type: Value.Type) -> ObserverSnapshot<Value>? {
+    processed_notification_note_thread()
     lock()
     let fields = fields
-    let snapshot: ObserverSnapshot?
+    let snapshot: ObserverSnapshot<Value>?
     if let single = fields.pointee.single {
-      snapshot = ObserverSnapshot(slot: self, single: single, list: nil, epoch: cancellations)
+      // The handler itself, not the call: one retain (none for a handler without captures). The slot's value type
+      // was checked when it was resolved.
+      let handler = unsafeDowncast(single, to: TypedObserverCall<Value>.self).handler
+      fields.pointee.begun &+= 1
+      snapshot = ObserverSnapshot(slot: self, single: handler, singleID: single.id, list: nil, epoch: removals)
     } else if fields.pointee.list.isEmpty {
       snapshot = nil
     } else {
-      snapshot = ObserverSnapshot(slot: self, single: nil, list: fields.pointee.list, epoch: cancellations)
+      fields.pointee.begun &+= 1
+      snapshot = ObserverSnapshot(slot: self, single: nil, singleID: 0, list: fields.pointee.list, epoch: removals)
     }
     unlock()
     return snapshot
@@ -193,8 +211,6 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
 struct ObserverSlotFields {
   // Guarded by the slot's lock.
 
-  /// The id of the last observer added; ids are never reused.
-  @usableFromInline var nextID: UInt64 = 0
   /// The observer, while the slot has had one at most since it was made (a first observer costs no array).
   @usableFromInline var single: ObserverCall?
   /// The observers, sorted by id, once the slot had two at once; then `single` is `nil`.
@@ -210,11 +226,16 @@ struct ObserverSlotFields {
   /// Whether the property is linked to this slot by a writer of its own (a `@Loadable`/`@Process` storage or an
   /// `@Observed` property), so that `observe(_:)` need not read the property to link it.
   @usableFromInline var hasLinkedProperty = false
+  /// How many key-path writes of this slot are in progress (see ``KeyPathWrites``): a notification checks this
+  /// field of a slot it reads anyway, not a global.
+  @usableFromInline var keyPathWrites: UInt16 = 0
 
   // Guarded by the slot's lock (last, where it packs with the flags above).
 
   /// The registry is gone: observers added now are inert.
   @usableFromInline var isClosed: Bool
+  /// How many notifications of the slot have begun (taken a snapshot). Wraps; compared as a difference.
+  @usableFromInline var begun: UInt32 = 0
 
   @usableFromInline
   init(isClosed: Bool) {

@@ -44,16 +44,11 @@ extension ObserverSlot {
   @inlinable @inline(__always)
   func unlock() { processed_slot_unlock(sync) }
 
-  /// Bumped under the lock by every removal of an observer; read without it (sequentially consistent).
+  /// Counted under the lock by every removal of an observer; read by notifications without it.
   @inlinable @inline(__always)
-  var cancellations: UInt64 { processed_slot_cancellations(sync) }
+  var removals: UInt32 { processed_slot_removals(sync) }
 
+  /// Under the lock: counts a removal.
   @inlinable @inline(__always)
-  func bumpCancellations() { processed_slot_bump_cancellations(sync) }
-
-  /// The slot's address, as the notification state publishes it.
-  @inlinable @inline(__always)
-  static func bits(of slot: Unmanaged<ObserverSlot>) -> UInt64 {
-    UInt64(UInt(bitPattern: slot.toOpaque()))
-  }
+  func countRemoval() { processed_slot_count_removal(sync) }
 }
