@@ -47,13 +47,13 @@ struct SlotLink: @unchecked Sendable {
   /// that do not opt in pay this check and nothing else.
   @inlinable @MainActor
   var isTrackedByObservation: Bool {
-    slot.withGuaranteedInstance { $0.fields.pointee.observation != nil }
+    slot.withGuaranteedInstance { $0.mainFields.pointee.observation != nil }
   }
 
   /// Looks up, once per slot, whether `model` declares `Observable`, and records that the property is linked.
   @usableFromInline @MainActor
   func resolveObservation<Model: AnyObject, Value>(of model: Model, _ keyPath: KeyPath<Model, Value>) {
-    let fields = slot.takeUnretainedValue().fields
+    let fields = slot.takeUnretainedValue().mainFields
     fields.pointee.hasLinkedProperty = true
     guard !fields.pointee.observationResolved else { return }
     fields.pointee.observationResolved = true
@@ -62,15 +62,15 @@ struct SlotLink: @unchecked Sendable {
 
   /// Tells Observation the property was read. Out of line: only tracked properties call it.
   @usableFromInline @MainActor
-  func observationAccess() { slot.takeUnretainedValue().fields.pointee.observation?.access() }
+  func observationAccess() { slot.takeUnretainedValue().mainFields.pointee.observation?.access() }
 
   /// Tells Observation the property is about to change.
   @usableFromInline @MainActor
-  func observationWillSet() { slot.takeUnretainedValue().fields.pointee.observation?.willSet() }
+  func observationWillSet() { slot.takeUnretainedValue().mainFields.pointee.observation?.willSet() }
 
   /// Tells Observation the property changed.
   @usableFromInline @MainActor
-  func observationDidSet() { slot.takeUnretainedValue().fields.pointee.observation?.didSet() }
+  func observationDidSet() { slot.takeUnretainedValue().mainFields.pointee.observation?.didSet() }
 
   /// Delivers `value` to the slot's observers, in order with the slot's other changes.
   @inlinable @MainActor

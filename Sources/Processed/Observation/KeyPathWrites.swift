@@ -26,7 +26,7 @@ enum KeyPathWrites {
   /// recorded and the caller delivers nothing.
   @inlinable
   static func absorbsEcho<Value>(of slot: ObserverSlot, _ value: Value) -> Bool {
-    if slot.fields.pointee.keyPathWrites == 0 { return false }
+    if slot.mainFields.pointee.keyPathWrites == 0 { return false }
     return absorbsEchoSlowly(of: slot, value)
   }
 
@@ -71,9 +71,9 @@ extension ObserverSlot {
     let recipients = ChangeRecipients(first: snapshot(of: Value.self))
     let ownsDelivery = reserveDelivery()
     KeyPathWrites.marks.append(KeyPathWrites.Mark(slot: ObjectIdentifier(self)))
-    fields.pointee.keyPathWrites += 1
+    mainFields.pointee.keyPathWrites += 1
     write()
-    fields.pointee.keyPathWrites -= 1
+    mainFields.pointee.keyPathWrites -= 1
     let mark = KeyPathWrites.marks.removeLast()
     let delivered: Value
     if let settled = mark.settled {

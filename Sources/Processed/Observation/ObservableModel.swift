@@ -86,7 +86,7 @@ extension ObservableModel {
     let slot = registry.slot(for: keyPath, of: Value.self)
     let token = registry.addObserver(to: slot, onChange)
     if let isolation, ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared),
-      !slot.fields.pointee.hasLinkedProperty
+      !slot.mainFields.pointee.hasLinkedProperty
     {
       // Reading the property once links a wrapper-backed property (`@Loadable`, `@Process`) to this registry, so
       // that changes made through its projected value (`$numbers.load { … }`) reach the new observer.

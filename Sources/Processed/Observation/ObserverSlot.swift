@@ -36,9 +36,9 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
   /// The state of delivery of this slot's changes (main actor only; see ``DeliversInOrder``).
   @usableFromInline @MainActor
   var delivery: DeliveryState {
-    get { fields.pointee.delivery }
-    set { fields.pointee.delivery = newValue }
-    _modify { yield &fields.pointee.delivery }
+    get { mainFields.pointee.delivery }
+    set { mainFields.pointee.delivery = newValue }
+    _modify { yield &mainFields.pointee.delivery }
   }
 
   // MARK: Registering and cancelling
@@ -206,18 +206,41 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
   }
 }
 
-/// The fields of an ``ObserverSlot``, kept in its allocation.
+/// The fields of an ``ObserverSlot``, kept in its allocation: those guarded by its lock, then those of the main
+/// actor. Two structs, reached through two pointers (see `SlotMemory.swift`), so that an access to one group never
+/// covers the other: the thread sanitizer reports an access through a pointer at the pointee's address.
 @usableFromInline
 struct ObserverSlotFields {
-  // Guarded by the slot's lock.
+  @usableFromInline var guarded: ObserverSlotGuardedFields
+  @usableFromInline var main = ObserverSlotMainFields()
 
+  @usableFromInline
+  init(isClosed: Bool) {
+    guarded = ObserverSlotGuardedFields(isClosed: isClosed)
+  }
+}
+
+/// The fields of an ``ObserverSlot`` that are guarded by its lock.
+@usableFromInline
+struct ObserverSlotGuardedFields {
   /// The observer, while the slot has had one at most since it was made (a first observer costs no array).
   @usableFromInline var single: ObserverCall?
   /// The observers, sorted by id, once the slot had two at once; then `single` is `nil`.
   @usableFromInline var list: ContiguousArray<ObserverCall> = []
+  /// The registry is gone: observers added now are inert.
+  @usableFromInline var isClosed: Bool
+  /// How many notifications of the slot have begun (taken a snapshot). Wraps; compared as a difference.
+  @usableFromInline var begun: UInt32 = 0
 
-  // Main actor only.
+  @usableFromInline
+  init(isClosed: Bool) {
+    self.isClosed = isClosed
+  }
+}
 
+/// The fields of an ``ObserverSlot`` that only the main actor touches.
+@usableFromInline
+struct ObserverSlotMainFields {
   /// Observation's view of the property, when its model declares `Observable` (see ``ObservationBridge``);
   /// resolved by the first writer that connects with the model at hand.
   @usableFromInline var observation: ObservationHook?
@@ -230,17 +253,8 @@ struct ObserverSlotFields {
   /// field of a slot it reads anyway, not a global.
   @usableFromInline var keyPathWrites: UInt16 = 0
 
-  // Guarded by the slot's lock (last, where it packs with the flags above).
-
-  /// The registry is gone: observers added now are inert.
-  @usableFromInline var isClosed: Bool
-  /// How many notifications of the slot have begun (taken a snapshot). Wraps; compared as a difference.
-  @usableFromInline var begun: UInt32 = 0
-
   @usableFromInline
-  init(isClosed: Bool) {
-    self.isClosed = isClosed
-  }
+  init() {}
 }
 
 /// One observer's handler, behind a non-generic interface, so that registering and cancelling are plain code.
