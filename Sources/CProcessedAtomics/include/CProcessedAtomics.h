@@ -69,6 +69,9 @@ typedef struct {
   /// How many notifications of the slot have ended; written by the notifying thread only (observers are called on
   /// the main actor), read by cancelling threads. Wraps; compared as a difference.
   _Atomic uint32_t ended;
+  /// How many observers are registered; written under the lock, read by notifications without it, so that a write
+  /// of a state nobody observes takes no lock.
+  _Atomic uint32_t observers;
 } processed_slot_sync;
 
 static inline void processed_slot_sync_init(processed_slot_sync *sync) {
@@ -79,6 +82,7 @@ static inline void processed_slot_sync_init(processed_slot_sync *sync) {
 #endif
   atomic_init(&sync->removals, 0);
   atomic_init(&sync->ended, 0);
+  atomic_init(&sync->observers, 0);
 }
 
 static inline void processed_slot_sync_destroy(processed_slot_sync *sync) {
@@ -113,6 +117,18 @@ static inline uint32_t processed_slot_removals(processed_slot_sync *sync) {
 static inline void processed_slot_count_removal(processed_slot_sync *sync) {
   atomic_store_explicit(
       &sync->removals, atomic_load_explicit(&sync->removals, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+/// Whether any observer is registered. Relaxed: an observer registered on another thread without any ordering with
+/// the write may be missed, as it may be in any case; one registered before the write on the writing thread, or
+/// ordered before it, is seen.
+static inline bool processed_slot_has_observers(processed_slot_sync *sync) {
+  return atomic_load_explicit(&sync->observers, memory_order_relaxed) != 0;
+}
+
+/// Under the lock: records the number of registered observers.
+static inline void processed_slot_set_observers(processed_slot_sync *sync, uint32_t count) {
+  atomic_store_explicit(&sync->observers, count, memory_order_relaxed);
 }
 
 // MARK: Notifications (observers are called on the main actor only)

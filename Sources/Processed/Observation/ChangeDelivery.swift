@@ -35,10 +35,16 @@ struct SlotLink: @unchecked Sendable {
   /// The slot's observers right now, to deliver `value` to — or `nil` when there are none or the change is the
   /// echo of a key-path write, which delivers it itself (see ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
   @inlinable @MainActor
-  func snapshot<Value>(for value: Value) -> ObserverSnapshot<Value>? {
+  func snapshot<Value>(for value: Value) -> ObserverSnapshot<Value> {
     slot.withGuaranteedInstance { slot in
-      KeyPathWrites.absorbsEcho(of: slot, value) ? nil : slot.snapshot(of: Value.self)
+      KeyPathWrites.absorbsEcho(of: slot, value) ? .none : slot.snapshot(of: Value.self)
     }
+  }
+
+  /// Whether any observer is registered (one relaxed load; see `processed_slot_has_observers`).
+  @inlinable
+  var hasObservers: Bool {
+    slot.withGuaranteedInstance { processed_slot_has_observers($0.sync) }
   }
 
   // MARK: The Observation bridge (see ``ObservationBridge``)
@@ -106,21 +112,25 @@ struct SlotLink: @unchecked Sendable {
 /// (through the anchor of its ``SlotLink``) for that whole time.
 @usableFromInline
 struct ObserverSnapshot<Value> {
-  @usableFromInline let slot: Unmanaged<ObserverSlot>
+  /// `nil` for a snapshot of no observers (``none``): not an `Optional` snapshot, whose tag the optimizer tests
+  /// through value witnesses where it merges similar functions.
+  @usableFromInline let slot: Unmanaged<ObserverSlot>?
   /// The one observer's handler; `nil` when there are several, in `list`.
   @usableFromInline let single: (@MainActor (Value) -> Void)?
   /// The id of `single`.
   @usableFromInline let singleID: UInt64
-  @usableFromInline let list: ContiguousArray<ObserverCall>?
+  /// The observers when there are several (empty otherwise: not an `Optional`, whose destruction the optimizer
+  /// leaves to value witnesses where it merges similar functions).
+  @usableFromInline let list: ContiguousArray<ObserverCall>
   /// The slot's removal count when the snapshot was taken.
   @usableFromInline let epoch: UInt32
 
   @inlinable
   init(
-    slot: ObserverSlot, single: (@MainActor (Value) -> Void)?, singleID: UInt64, list: ContiguousArray<ObserverCall>?,
-    epoch: UInt32
+    slot: ObserverSlot?, single: (@MainActor (Value) -> Void)?, singleID: UInt64,
+    list: ContiguousArray<ObserverCall>, epoch: UInt32
   ) {
-    self.slot = .passUnretained(slot)
+    self.slot = slot.map { .passUnretained($0) }
     self.single = single
     self.singleID = singleID
     self.list = list
@@ -133,13 +143,23 @@ struct ObserverSnapshot<Value> {
   /// Specialized in the client for `Value`: the value goes straight to each typed handler. The slot's removal
   /// count is read before each call (a plain load); see ``ObserverSlot`` for why this makes "no call after
   /// `cancel()` returns" hold across threads.
+  /// No observers: nothing to deliver, and no notification begun.
+  @inlinable
+  static var none: ObserverSnapshot { ObserverSnapshot(slot: nil, single: nil, singleID: 0, list: [], epoch: 0) }
+
+  /// Whether there is no observer to call.
+  @inlinable
+  var isEmpty: Bool { slot == nil }
+
   @inlinable @inline(__always) @MainActor
   func deliver(_ value: Value) {
+    // An empty snapshot began no notification, so it must not end one.
+    guard let slot else { return }
     slot.withGuaranteedInstance { slot in
       if single != nil {
         // Called through the optional, which borrows the handler instead of copying (retaining) it.
         if slot.removals == epoch || slot.isRegistered(singleID) { single?(value) }
-      } else if let list {
+      } else {
         list.withElements { calls in
           var mustRecheck = false
           for index in calls.indices {
@@ -167,22 +187,22 @@ struct ObserverSnapshot<Value> {
 /// a key-path write delivers a snapshot it took before writing. Kept inline, so that a write allocates nothing.
 @usableFromInline
 struct ChangeRecipients<Value> {
-  @usableFromInline var first: ObserverSnapshot<Value>?
-  @usableFromInline var second: ObserverSnapshot<Value>?
+  @usableFromInline var first: ObserverSnapshot<Value>
+  @usableFromInline var second: ObserverSnapshot<Value>
 
   @inlinable
-  init(first: ObserverSnapshot<Value>? = nil, second: ObserverSnapshot<Value>? = nil) {
+  init(first: ObserverSnapshot<Value> = .none, second: ObserverSnapshot<Value> = .none) {
     self.first = first
     self.second = second
   }
 
   @inlinable
-  var isEmpty: Bool { first == nil && second == nil }
+  var isEmpty: Bool { first.isEmpty && second.isEmpty }
 
   @inlinable @MainActor
   func deliver(_ value: Value) {
-    first?.deliver(value)
-    second?.deliver(value)
+    first.deliver(value)
+    second.deliver(value)
   }
 }
 
@@ -213,7 +233,11 @@ extension DeliversInOrder {
   /// The common write: one slot. Its snapshot is delivered from here, without being copied again.
   @inlinable @MainActor
   func deliverInOrder<Value>(_ value: Value, through link: SlotLink) {
-    guard let snapshot = link.snapshot(for: value) else { return }
+    // Nobody observes: no lock, no snapshot (and no echo to absorb: a key-path write with no observers delivers
+    // nothing either).
+    guard link.hasObservers else { return }
+    let snapshot = link.snapshot(for: value)
+    if snapshot.isEmpty { return }
     guard reserveDelivery() else {
       delivery.pending.append { snapshot.deliver(value) }
       return

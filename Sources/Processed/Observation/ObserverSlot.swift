@@ -76,6 +76,7 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
     } else {
       fields.pointee.list.append(call)
     }
+    processed_slot_set_observers(sync, UInt32(truncatingIfNeeded: observerCountLocked))
     return call.id
   }
 
@@ -85,7 +86,10 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
   func remove(id: UInt64) {
     lock()
     let removed = takeCall(id: id)
-    if removed != nil { countRemoval() }
+    if removed != nil {
+      countRemoval()
+      processed_slot_set_observers(sync, UInt32(truncatingIfNeeded: observerCountLocked))
+    }
     let begun = fields.pointee.begun
     unlock()
     // Also when the call was already gone: another thread's `cancel()` of the same token, or `close()`, may have
@@ -142,6 +146,7 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
     fields.pointee.list = []
     if let single = fields.pointee.single { removed.append(single) }
     fields.pointee.single = nil
+    processed_slot_set_observers(sync, 0)
     unlock()
     // Outside the lock: the hooks are user code, and releasing the calls may release tokens.
     for call in removed { call.registryDidEnd() }
@@ -151,7 +156,12 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
   var observerCount: Int {
     lock()
     defer { unlock() }
-    return fields.pointee.single == nil ? fields.pointee.list.count : 1
+    return observerCountLocked
+  }
+
+  /// Under the lock: the number of registered observers.
+  private var observerCountLocked: Int {
+    fields.pointee.single == nil ? fields.pointee.list.count : 1
   }
 
   /// Blocks until no call of an observer of this slot can start from a notification under way on another thread:
@@ -177,26 +187,28 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
 
   // MARK: Notifying
 
-  /// The observers right now, or `nil` when there are none.
+  /// The observers right now (``ObserverSnapshot/none`` when there are none).
   ///
-  /// A snapshot that is not `nil` is a notification that has begun: it must be delivered (which ends it).
+  /// A snapshot that is not empty is a notification that has begun: it must be delivered (which ends it).
   ///
   /// Always inlined: returned from a call, the snapshot would be written to memory and read back at once, which
   /// stalls on store forwarding.
   @inlinable @inline(__always)
-  func snapshot<Value>(of type: Value.Type) -> ObserverSnapshot<Value>? {
+  func snapshot<Value>(of type: Value.Type) -> ObserverSnapshot<Value> {
+    // Nobody observes: no lock, and no notification begins.
+    guard processed_slot_has_observers(sync) else { return .none }
     processed_notification_note_thread()
     lock()
     let fields = fields
-    let snapshot: ObserverSnapshot<Value>?
+    let snapshot: ObserverSnapshot<Value>
     if let single = fields.pointee.single {
       // The handler itself, not the call: one retain (none for a handler without captures). The slot's value type
       // was checked when it was resolved.
       let handler = unsafeDowncast(single, to: TypedObserverCall<Value>.self).handler
       fields.pointee.begun &+= 1
-      snapshot = ObserverSnapshot(slot: self, single: handler, singleID: single.id, list: nil, epoch: removals)
+      snapshot = ObserverSnapshot(slot: self, single: handler, singleID: single.id, list: [], epoch: removals)
     } else if fields.pointee.list.isEmpty {
-      snapshot = nil
+      snapshot = .none
     } else {
       fields.pointee.begun &+= 1
       snapshot = ObserverSnapshot(slot: self, single: nil, singleID: 0, list: fields.pointee.list, epoch: removals)
