@@ -1,1 +1,4 @@
-// Intentionally empty: everything lives in the header as static inline functions.
+#include "CProcessedAtomics.h"
+
+// The one notification state of the process (zero: no notification in progress).
+processed_notification_state processed_notifications;

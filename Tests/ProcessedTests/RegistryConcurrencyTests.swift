@@ -85,6 +85,38 @@ private struct WatchedToken {
     #expect(calls.count > 0)
   }
 
+  /// The same through a wrapper's own slot with other observers around it, so that a notification walks the list
+  /// of observers rather than calling a single one: after `cancel()` returns on another thread, the middle
+  /// observer never starts again.
+  @Test func aCancelOnAnotherThreadIsFinalOnceItReturnsAmongOtherObservers() async {
+    let state = Loadable<Int>()
+    let calls = Tally()
+    let violations = LockedBox(0)
+    let before = state.projectedValue.observe { _ in calls.count += 1 }
+    let after = state.projectedValue.observe { _ in calls.count += 1 }
+    for _ in 0..<2_000 {
+      let cancelReturned = LockedBox(false)
+      let token = state.projectedValue.observe { _ in
+        if cancelReturned.withLock({ $0 }) { violations.withLock { $0 += 1 } }
+      }
+      let canceller = Task.detached {
+        token.cancel()
+        cancelReturned.withLock { $0 = true }
+      }
+      var writes = 0
+      while !cancelReturned.withLock({ $0 }), writes < 200_000 {
+        state.wrappedValue = .loaded(writes)
+        writes += 1
+      }
+      for index in 0..<20 { state.wrappedValue = .loaded(index) }
+      await canceller.value
+    }
+    #expect(violations.withLock { $0 } == 0)
+    #expect(state.storage.ownObserverCount == 2)
+    #expect(calls.count > 0)
+    withExtendedLifetime((before, after)) {}
+  }
+
   /// Eight tasks off the main actor register and cancel (or release) observers — through `observe(\.value)` on a
   /// model readable from any thread, and through the registry's slot of an `@Observed` property — while the main
   /// actor writes both properties. No handler starts after its cancellation returned, and nothing is left over.
@@ -92,7 +124,8 @@ private struct WatchedToken {
     let counter = AnyThreadCounterModel()
     let ticker = Ticker()
     let tickRegistry = ticker.observers
-    let tickSlot = tickRegistry.slot(for: \Ticker.tick, of: Int.self)
+    // A slot is thread-safe but not `Sendable` (it is a `ManagedBuffer`).
+    nonisolated(unsafe) let tickSlot = tickRegistry.slot(for: \Ticker.tick, of: Int.self)
     let violations = LockedBox(0)
     let finishedTasks = LockedBox(0)
     let taskCount = 8

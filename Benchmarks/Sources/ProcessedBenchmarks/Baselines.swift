@@ -25,6 +25,8 @@ final class Counter: @unchecked Sendable {
 final class ProcessedModel: ObservableModel, LoadableSupport {
   let observers = ObserverRegistry()
   @Observed var value = 0
+  /// The payload of the write + notify floor, for `@Observed`.
+  @Observed var state: LoadableState<Int> = .absent
   var numbers: LoadableState<Int> = .absent
 }
 

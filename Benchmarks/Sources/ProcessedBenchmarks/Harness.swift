@@ -83,6 +83,21 @@ func heapBytesPerObject<T>(count: Int = 10_000, _ make: @MainActor () -> T) -> D
   return Double(statistics.mallocBytesCount - statistics.freeBytesCount) / Double(count)
 }
 
+/// Heap bytes (and allocations) that `body(index)` keeps allocated, per call, over `count` calls made while the
+/// malloc interposer counts; the caller keeps what each call made. `nil` without the interposer.
+@MainActor
+func heapBytesPerCall(_ count: Int, _ body: @MainActor (Int) -> Void) -> (bytes: Double, description: String)? {
+  guard Bench.interposerLoaded else { return nil }
+  MallocInterposerSwift.initialize()
+  MallocInterposerSwift.hook()
+  for index in 0..<count { body(index) }
+  MallocInterposerSwift.unhook()
+  let statistics = MallocInterposerSwift.getStatistics()
+  let bytes = Double(statistics.mallocBytesCount - statistics.freeBytesCount) / Double(count)
+  let allocations = Double(statistics.mallocCount - statistics.freeCount) / Double(count)
+  return (bytes, "\(fixed(bytes, 0)) B (\(fixed(allocations, 1)) live allocations)")
+}
+
 /// Settings and the results table.
 @MainActor
 enum Bench {

@@ -1,6 +1,6 @@
 // One scenario in a loop, for `perf record` and quick timing (it prints nanoseconds per operation).
-// Usage: ProfileScenario observed|loadable|hand|observe [count] [observers]
-//        ProfileScenario load|keypathload|handload [count] [rounds]
+// Usage: ProfileScenario observed|loadable|hand|observe|cancel|handdidset [count] [observers]
+//        ProfileScenario load|keypathload|handload|yieldload [count] [rounds]
 import HandWritten
 import Processed
 
@@ -8,6 +8,7 @@ import Processed
 final class Model: ObservableModel, LoadableSupport {
   let observers = ObserverRegistry()
   @Observed var value = 0
+  @Observed var state: LoadableState<Int> = .absent
   var numbers: LoadableState<Int> = .absent
 }
 
@@ -19,31 +20,36 @@ let clock = ContinuousClock()
 let start = clock.now
 var total = 0
 await MainActor.run {
-  var sink = 0
+  let sink = Sink()
   var tokens: [ObservationToken] = []
   switch scenario {
   case "observed":
     let model = Model()
-    for _ in 0..<observerCount { tokens.append(model.observe(\.value) { sink &+= $0 }) }
-    for i in 0..<count { model.value = i }
+    for _ in 0..<observerCount { tokens.append(model.observe(\.state) { sink.take($0) }) }
+    for i in 0..<count { model.state = .loaded(i) }
   case "loadable":
     let loadable = Loadable<Int>()
-    for _ in 0..<observerCount {
-      tokens.append(loadable.projectedValue.observe { if case .loaded(let v) = $0 { sink &+= v } })
-    }
+    for _ in 0..<observerCount { tokens.append(loadable.projectedValue.observe { sink.take($0) }) }
     for i in 0..<count { loadable.wrappedValue = .loaded(i) }
   case "hand":
-    let hand = HandRegistry()
-    for _ in 0..<observerCount { _ = hand.add { sink &+= $0 } }
-    for i in 0..<count { hand.set(i) }
+    let hand = HandStateRegistry()
+    for _ in 0..<observerCount { _ = hand.add { sink.take($0) } }
+    for i in 0..<count { hand.set(.loaded(i)) }
+  case "handdidset":
+    let hand = HandDidSetModel()
+    for _ in 0..<observerCount { _ = hand.observers.add { sink.take($0) } }
+    for i in 0..<count { hand.state = .loaded(i) }
   case "observe":
     let model = Model()
     for _ in 0..<count { model.observe(\.value) { _ in }.cancel() }
+  case "cancel":
+    let controller = Loadable<Int>().projectedValue
+    for _ in 0..<count { controller.observe { _ in }.cancel() }
   default:
     break
   }
   withExtendedLifetime(tokens) {}
-  total = sink
+  total = sink.total
 }
 /// Loads issued back to back on the main actor, the last one awaited.
 @MainActor
@@ -59,6 +65,13 @@ func backToBack(_ scenario: String) async {
   case "handload":
     let hand = HandLoader()
     for i in 0..<count { last = hand.load { i } }
+  case "yieldload":
+    let model = Model()
+    let token = model.observe(\.numbers) { _ in }
+    await model.load(\.numbers) { yield in
+      for i in 0..<count { yield(.loaded(i)) }
+    }
+    withExtendedLifetime(token) {}
   default:
     break
   }

@@ -1,10 +1,21 @@
-// Sequentially consistent 64-bit atomics for the observer registry. Swift's own `Synchronization.Atomic` needs
-// macOS 15 / iOS 18, above this package's floor, so these are C11 atomics; the thread sanitizer models them.
+// Sequentially consistent atomics and the lock of an observer slot, for the observer registry. Swift's own
+// `Synchronization.Atomic` and `Mutex` need macOS 15 / iOS 18, above this package's floor (and `Mutex` is built on
+// futexes the thread sanitizer does not model on Linux), so these are C11 atomics and `pthread_mutex_t` /
+// `os_unfair_lock`; the thread sanitizer models both.
+//
+// Everything here is `static inline`, so that Swift code that is `@inlinable` — the notification loop, specialized
+// in the client for the observed value's type — compiles each operation to a few instructions.
 #ifndef C_PROCESSED_ATOMICS_H
 #define C_PROCESSED_ATOMICS_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
+
+#include <pthread.h>
+#if defined(__APPLE__)
+#include <os/lock.h>
+#endif
 
 typedef struct {
   _Atomic uint64_t value;
@@ -36,6 +47,144 @@ static inline void processed_atomic_u64_increment(processed_atomic_u64 *atomic) 
 
 static inline void processed_atomic_u64_decrement(processed_atomic_u64 *atomic) {
   atomic_fetch_sub_explicit(&atomic->value, 1, memory_order_seq_cst);
+}
+
+/// An identifier of the calling thread, distinct among live threads.
+static inline uint64_t processed_current_thread(void) {
+  return (uint64_t)(uintptr_t)pthread_self();
+}
+
+// MARK: One observer slot's lock and counters
+
+/// Kept in the slot's own allocation (the tail of a `ManagedBuffer`), so that a slot is one allocation.
+typedef struct {
+#if defined(__APPLE__)
+  os_unfair_lock lock;
+#else
+  pthread_mutex_t lock;
+#endif
+  /// Bumped under the lock by every removal of an observer (and by closing the slot); read by notifications
+  /// without it. Compared for equality only, so it may wrap.
+  _Atomic uint32_t removals;
+  /// How many notifications of the slot have ended; written by the notifying thread only (observers are called on
+  /// the main actor), read by cancelling threads. Wraps; compared as a difference.
+  _Atomic uint32_t ended;
+  /// How many observers are registered; written under the lock, read by notifications without it, so that a write
+  /// of a state nobody observes takes no lock.
+  _Atomic uint32_t observers;
+} processed_slot_sync;
+
+static inline void processed_slot_sync_init(processed_slot_sync *sync) {
+#if defined(__APPLE__)
+  sync->lock = OS_UNFAIR_LOCK_INIT;
+#else
+  pthread_mutex_init(&sync->lock, NULL);
+#endif
+  atomic_init(&sync->removals, 0);
+  atomic_init(&sync->ended, 0);
+  atomic_init(&sync->observers, 0);
+}
+
+static inline void processed_slot_sync_destroy(processed_slot_sync *sync) {
+#if !defined(__APPLE__)
+  pthread_mutex_destroy(&sync->lock);
+#endif
+}
+
+static inline void processed_slot_lock(processed_slot_sync *sync) {
+#if defined(__APPLE__)
+  os_unfair_lock_lock(&sync->lock);
+#else
+  pthread_mutex_lock(&sync->lock);
+#endif
+}
+
+static inline void processed_slot_unlock(processed_slot_sync *sync) {
+#if defined(__APPLE__)
+  os_unfair_lock_unlock(&sync->lock);
+#else
+  pthread_mutex_unlock(&sync->lock);
+#endif
+}
+
+/// The removal count. Relaxed: under the lock it is exact; a notification reading it without the lock relies on
+/// happens-before edges the lock and the main actor provide (see `ObserverSlot`).
+static inline uint32_t processed_slot_removals(processed_slot_sync *sync) {
+  return atomic_load_explicit(&sync->removals, memory_order_relaxed);
+}
+
+/// Under the lock: counts a removal.
+static inline void processed_slot_count_removal(processed_slot_sync *sync) {
+  atomic_store_explicit(
+      &sync->removals, atomic_load_explicit(&sync->removals, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+/// Whether any observer is registered. Relaxed: an observer registered on another thread without any ordering with
+/// the write may be missed, as it may be in any case; one registered before the write on the writing thread, or
+/// ordered before it, is seen.
+static inline bool processed_slot_has_observers(processed_slot_sync *sync) {
+  return atomic_load_explicit(&sync->observers, memory_order_relaxed) != 0;
+}
+
+/// Under the lock: records the number of registered observers.
+static inline void processed_slot_set_observers(processed_slot_sync *sync, uint32_t count) {
+  atomic_store_explicit(&sync->observers, count, memory_order_relaxed);
+}
+
+// MARK: Notifications (observers are called on the main actor only)
+
+typedef struct {
+  /// The thread that notifies (the main actor's), so that a cancellation on it never waits for itself.
+  processed_atomic_u64 thread;
+  /// How many cancelling threads are blocked until a notification ends.
+  processed_atomic_u64 waiters;
+  /// The last observer id handed out; ids are never reused.
+  processed_atomic_u64 lastID;
+} processed_notification_state;
+
+/// Defined in CProcessedAtomics.c.
+extern processed_notification_state processed_notifications;
+
+/// Records the calling thread as the notifying one (before a snapshot is taken under a slot's lock).
+static inline void processed_notification_note_thread(void) {
+  uint64_t thread = processed_current_thread();
+  if (atomic_load_explicit(&processed_notifications.thread.value, memory_order_relaxed) != thread) {
+    atomic_store_explicit(&processed_notifications.thread.value, thread, memory_order_relaxed);
+  }
+}
+
+/// Whether the calling thread is the notifying one.
+static inline bool processed_notification_is_current_thread(void) {
+  return atomic_load_explicit(&processed_notifications.thread.value, memory_order_relaxed) ==
+         processed_current_thread();
+}
+
+/// Ends a notification of the slot: counts it (a release store: its only writer is the notifying thread) and
+/// returns whether a cancelling thread may be waiting (then wake it). The waiter count is read without a fence: a
+/// waiter arriving at this instant is missed and re-checks on its own (see WaitPoint).
+static inline bool processed_slot_notification_end(processed_slot_sync *sync) {
+  atomic_store_explicit(
+      &sync->ended, atomic_load_explicit(&sync->ended, memory_order_relaxed) + 1, memory_order_release);
+  return atomic_load_explicit(&processed_notifications.waiters.value, memory_order_relaxed) != 0;
+}
+
+/// Whether a notification that had begun when `begun` was read under the lock may still be under way: fewer than
+/// `begun` notifications of the slot have ended.
+static inline bool processed_slot_notification_may_run(processed_slot_sync *sync, uint32_t begun) {
+  return (int32_t)(atomic_load_explicit(&sync->ended, memory_order_acquire) - begun) < 0;
+}
+
+static inline void processed_notification_waiter_arrives(void) {
+  processed_atomic_u64_increment(&processed_notifications.waiters);
+}
+
+static inline void processed_notification_waiter_leaves(void) {
+  processed_atomic_u64_decrement(&processed_notifications.waiters);
+}
+
+/// A new observer id, unique in the process.
+static inline uint64_t processed_next_observer_id(void) {
+  return atomic_fetch_add_explicit(&processed_notifications.lastID.value, 1, memory_order_relaxed) + 1;
 }
 
 #endif

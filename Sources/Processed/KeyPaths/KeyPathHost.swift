@@ -23,7 +23,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   /// not an ``ObservableModel``, the slot of the registry kept beside the state, once a controller observes it.
   @usableFromInline var link: SlotLink?
   /// Keeps a model registry's `link` valid (a registry kept beside the state is kept by `extras`).
-  let anchor: RegistryCore?
+  let anchor: ObserverSlot?
 
   @usableFromInline
   init(model: Model, keyPath: ReferenceWritableKeyPath<Model, State>, key: KeyPathHostKey) {
@@ -230,23 +230,27 @@ final class KeyPathStateExtras {
   /// The last state that held a value, while the state holds none (`lastValue` of a key-path controller): kept by
   /// the library's writes from the moment the extras exist.
   @usableFromInline var lastValueState: Any?
-  /// For a class that is not an ``ObservableModel``: the registry its key-path controllers observe, which the
-  /// library's writes notify.
-  var ownRegistry: ObserverRegistry?
+  /// For a class that is not an ``ObservableModel``: the slot its key-path controllers observe, which the
+  /// library's writes notify. Closed when the extras go away (after their model did, at a sweep).
+  var ownSlot: ObserverSlot?
   @usableFromInline var ownLink: SlotLink?
 
   init(model: AnyObject) {
     self.model = model
   }
 
-  /// The slot of the registry kept beside the state, made on first use.
+  /// The slot kept beside the state, made on first use.
   func ownLink<State>(of type: State.Type) -> SlotLink {
     if let ownLink { return ownLink }
-    let registry = ObserverRegistry()
-    let link = SlotLink(core: registry.core, slot: registry.makeAnonymousSlot(of: State.self))
-    ownRegistry = registry
+    let slot = ObserverSlot.make()
+    let link = SlotLink(slot)
+    ownSlot = slot
     ownLink = link
     return link
+  }
+
+  isolated deinit {
+    ownSlot?.close()
   }
 
   @inlinable

@@ -1,23 +1,24 @@
-/// One slot of one registry, held without reference counting, so that copying and using a link on every write costs
-/// no retain or release.
+public import CProcessedAtomics
+
+/// A slot held without reference counting, so that copying and using a link on every write costs no retain or
+/// release.
 ///
-/// A link does not keep its registry alive: whoever stores a link stores its ``anchor`` beside it (a strong reference
-/// to the core, which holds its slots for its whole life), and only uses the link while it holds the anchor.
+/// A link does not keep its slot alive: whoever stores a link stores its ``anchor`` beside it (a strong reference to
+/// the slot), and only uses the link while it holds the anchor.
 @usableFromInline
-struct SlotLink: Sendable {
-  @usableFromInline let core: Unmanaged<RegistryCore>
+struct SlotLink: @unchecked Sendable {
+  // `@unchecked`: a slot is thread-safe (see ``ObserverSlot``).
   @usableFromInline let slot: Unmanaged<ObserverSlot>
 
   @usableFromInline
-  init(core: RegistryCore, slot: ObserverSlot) {
-    self.core = .passUnretained(core)
+  init(_ slot: ObserverSlot) {
     self.slot = .passUnretained(slot)
   }
 
   /// The link to the slot of `keyPath` in `registry` (resolved, and created if needed, by hashing `keyPath` once).
   @usableFromInline
   init<Model, Value>(_ registry: ObserverRegistry, _ keyPath: KeyPath<Model, Value>) {
-    self.init(core: registry.core, slot: registry.core.slot(for: keyPath, of: Value.self))
+    self.init(registry.slot(for: keyPath, of: Value.self))
   }
 
   /// The link for `keyPath` of `instance`, or `nil` when the instance is not an ``ObservableModel``.
@@ -29,15 +30,21 @@ struct SlotLink: Sendable {
 
   /// The strong reference that keeps this link valid; store it beside the link.
   @inlinable
-  var anchor: RegistryCore { core.takeUnretainedValue() }
+  var anchor: ObserverSlot { slot.takeUnretainedValue() }
 
   /// The slot's observers right now, to deliver `value` to — or `nil` when there are none or the change is the
-  /// echo of a key-path write, which delivers it itself (see ``RegistryCore/keyPathWrite(in:value:readBack:write:)``).
+  /// echo of a key-path write, which delivers it itself (see ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
   @inlinable @MainActor
-  func snapshot<Value>(for value: Value) -> ObserverSnapshot? {
-    core.withGuaranteedInstance { core in
-      slot.withGuaranteedInstance { slot in core.absorbsEcho(of: slot, value) ? nil : core.snapshot(of: slot) }
+  func snapshot<Value>(for value: Value) -> ObserverSnapshot<Value> {
+    slot.withGuaranteedInstance { slot in
+      KeyPathWrites.absorbsEcho(of: slot, value) ? .none : slot.snapshot(of: Value.self)
     }
+  }
+
+  /// Whether any observer is registered (one relaxed load; see `processed_slot_has_observers`).
+  @inlinable
+  var hasObservers: Bool {
+    slot.withGuaranteedInstance { processed_slot_has_observers($0.sync) }
   }
 
   // MARK: The Observation bridge (see ``ObservationBridge``)
@@ -46,30 +53,30 @@ struct SlotLink: Sendable {
   /// that do not opt in pay this check and nothing else.
   @inlinable @MainActor
   var isTrackedByObservation: Bool {
-    slot.withGuaranteedInstance { $0.observation != nil }
+    slot.withGuaranteedInstance { $0.mainFields.pointee.observation != nil }
   }
 
   /// Looks up, once per slot, whether `model` declares `Observable`, and records that the property is linked.
   @usableFromInline @MainActor
   func resolveObservation<Model: AnyObject, Value>(of model: Model, _ keyPath: KeyPath<Model, Value>) {
-    let slot = slot.takeUnretainedValue()
-    slot.hasLinkedProperty = true
-    guard !slot.observationResolved else { return }
-    slot.observationResolved = true
-    slot.observation = ObservationBridge.hook(for: model, keyPath: keyPath)
+    let fields = slot.takeUnretainedValue().mainFields
+    fields.pointee.hasLinkedProperty = true
+    guard !fields.pointee.observationResolved else { return }
+    fields.pointee.observationResolved = true
+    fields.pointee.observation = ObservationBridge.hook(for: model, keyPath: keyPath)
   }
 
   /// Tells Observation the property was read. Out of line: only tracked properties call it.
   @usableFromInline @MainActor
-  func observationAccess() { slot.takeUnretainedValue().observation?.access() }
+  func observationAccess() { slot.takeUnretainedValue().mainFields.pointee.observation?.access() }
 
   /// Tells Observation the property is about to change.
   @usableFromInline @MainActor
-  func observationWillSet() { slot.takeUnretainedValue().observation?.willSet() }
+  func observationWillSet() { slot.takeUnretainedValue().mainFields.pointee.observation?.willSet() }
 
   /// Tells Observation the property changed.
   @usableFromInline @MainActor
-  func observationDidSet() { slot.takeUnretainedValue().observation?.didSet() }
+  func observationDidSet() { slot.takeUnretainedValue().mainFields.pointee.observation?.didSet() }
 
   /// Delivers `value` to the slot's observers, in order with the slot's other changes.
   @inlinable @MainActor
@@ -78,13 +85,10 @@ struct SlotLink: Sendable {
   }
 
   /// Runs a key-path write and notifies the slot's observers once (see
-  /// ``RegistryCore/keyPathWrite(in:value:readBack:write:)``).
+  /// ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
   @inlinable @MainActor
   func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
-    core.withGuaranteedInstance { core in
-      slot.withGuaranteedInstance { slot in core.keyPathWrite(in: slot, value: value, readBack: readBack, write: write)
-      }
-    }
+    slot.withGuaranteedInstance { $0.keyPathWrite(value: value, readBack: readBack, write: write) }
   }
 
   /// Registers `handler` in the slot.
@@ -93,72 +97,120 @@ struct SlotLink: Sendable {
     onRegistryEnd: (@Sendable () -> Void)? = nil,
     _ handler: @escaping @MainActor (Value) -> Void
   ) -> ObservationToken {
-    core.withGuaranteedInstance { core in
-      slot.withGuaranteedInstance { slot in core.addObserver(to: slot, onRegistryEnd: onRegistryEnd, handler) }
-    }
+    slot.withGuaranteedInstance { $0.addObserver(onRegistryEnd: onRegistryEnd, handler) }
   }
 }
 
 /// The observers one slot had when a change was made, captured before the change is delivered.
 ///
 /// Taking every snapshot of a change first and calling observers second is what makes "an observer registered
-/// during a notification does not see that change" hold when one write notifies several registries (a wrapper's
-/// own observers and its model's).
+/// during a notification does not see that change" hold when one write notifies several slots (a wrapper's own
+/// observers and its model's).
 ///
-/// Copying the entries is the one retain a notification costs. The core and slot are unmanaged: a snapshot lives
-/// only while its change is delivered, and the writer delivering it holds the core (through the anchor of its
-/// ``SlotLink``) for that whole time.
+/// Copying the observer's handler (or the array of observers) is the one retain a notification costs. The slot is
+/// unmanaged: a snapshot lives only while its change is delivered, and the writer delivering it holds the slot
+/// (through the anchor of its ``SlotLink``) for that whole time.
 @usableFromInline
-struct ObserverSnapshot {
-  @usableFromInline let core: Unmanaged<RegistryCore>
-  @usableFromInline let slot: Unmanaged<ObserverSlot>
-  @usableFromInline let entries: ContiguousArray<ObserverSlot.Entry>
-  @usableFromInline let epoch: UInt64
+struct ObserverSnapshot<Value> {
+  /// `nil` for a snapshot of no observers (``none``): not an `Optional` snapshot, whose tag the optimizer tests
+  /// through value witnesses where it merges similar functions.
+  @usableFromInline let slot: Unmanaged<ObserverSlot>?
+  /// The one observer's handler; `nil` when there are several, in `list`.
+  @usableFromInline let single: (@MainActor (Value) -> Void)?
+  /// The id of `single`.
+  @usableFromInline let singleID: UInt64
+  /// The observers when there are several (empty otherwise: not an `Optional`, whose destruction the optimizer
+  /// leaves to value witnesses where it merges similar functions).
+  @usableFromInline let list: ContiguousArray<ObserverCall>
+  /// The slot's removal count when the snapshot was taken.
+  @usableFromInline let epoch: UInt32
 
-  @usableFromInline
-  init(core: RegistryCore, slot: ObserverSlot, entries: ContiguousArray<ObserverSlot.Entry>, epoch: UInt64) {
-    self.core = .passUnretained(core)
-    self.slot = .passUnretained(slot)
-    self.entries = entries
+  @inlinable
+  init(
+    slot: ObserverSlot?, single: (@MainActor (Value) -> Void)?, singleID: UInt64,
+    list: ContiguousArray<ObserverCall>, epoch: UInt32
+  ) {
+    self.slot = slot.map { .passUnretained($0) }
+    self.single = single
+    self.singleID = singleID
+    self.list = list
     self.epoch = epoch
   }
 
-  @inlinable @MainActor
-  func deliver<Value>(_ value: Value) {
-    withPointer(to: value) { pointer in
-      core.withGuaranteedInstance { $0.call(entries, of: slot, with: UnsafeRawPointer(pointer), epoch: epoch) }
+  /// Calls every observer of the snapshot with `value`, skipping those removed since it was taken, and ends the
+  /// notification.
+  ///
+  /// Specialized in the client for `Value`: the value goes straight to each typed handler. The slot's removal
+  /// count is read before each call (a plain load); see ``ObserverSlot`` for why this makes "no call after
+  /// `cancel()` returns" hold across threads.
+  /// No observers: nothing to deliver, and no notification begun.
+  @inlinable
+  static var none: ObserverSnapshot { ObserverSnapshot(slot: nil, single: nil, singleID: 0, list: [], epoch: 0) }
+
+  /// Whether there is no observer to call.
+  @inlinable
+  var isEmpty: Bool { slot == nil }
+
+  @inlinable @inline(__always) @MainActor
+  func deliver(_ value: Value) {
+    // An empty snapshot began no notification, so it must not end one.
+    guard let slot else { return }
+    slot.withGuaranteedInstance { slot in
+      if single != nil {
+        // Called through the optional, which borrows the handler instead of copying (retaining) it.
+        if slot.removals == epoch || slot.isRegistered(singleID) { single?(value) }
+      } else {
+        list.withElements { calls in
+          var mustRecheck = false
+          for index in calls.indices {
+            if !mustRecheck, slot.removals != epoch {
+              // Something was removed since the snapshot: from here on, ask the slot before each call.
+              mustRecheck = true
+            }
+            // Unretained: the snapshot's array keeps the call alive.
+            Unmanaged.passUnretained(calls[index]).withGuaranteedInstance { call in
+              if mustRecheck, !slot.isRegistered(call.id) { return }
+              // The slot's value type was checked when it was resolved.
+              unsafeDowncast(call, to: TypedObserverCall<Value>.self).handler(value)
+            }
+          }
+        }
+      }
+      // A waiter that arrives just after this read the waiter count is not woken here; it sleeps at most one
+      // `WaitPoint` interval before it sees the change itself.
+      if processed_slot_notification_end(slot.sync) { WaitPoint.wakeShared() }
     }
   }
 }
 
-/// Everyone one change goes to when it reaches two registries (a wrapper's own observers and its model's), or when
+/// Everyone one change goes to when it reaches two slots (a wrapper's own observers and its model's), or when
 /// a key-path write delivers a snapshot it took before writing. Kept inline, so that a write allocates nothing.
 @usableFromInline
-struct ChangeRecipients {
-  @usableFromInline var first: ObserverSnapshot?
-  @usableFromInline var second: ObserverSnapshot?
+struct ChangeRecipients<Value> {
+  @usableFromInline var first: ObserverSnapshot<Value>
+  @usableFromInline var second: ObserverSnapshot<Value>
 
   @inlinable
-  init(first: ObserverSnapshot? = nil, second: ObserverSnapshot? = nil) {
+  init(first: ObserverSnapshot<Value> = .none, second: ObserverSnapshot<Value> = .none) {
     self.first = first
     self.second = second
   }
 
   @inlinable
-  var isEmpty: Bool { first == nil && second == nil }
+  var isEmpty: Bool { first.isEmpty && second.isEmpty }
 
   @inlinable @MainActor
-  func deliver<Value>(_ value: Value) {
-    first?.deliver(value)
-    second?.deliver(value)
+  func deliver(_ value: Value) {
+    first.deliver(value)
+    second.deliver(value)
   }
 }
 
 /// Whether a state's changes are being delivered, and the deliveries of changes made meanwhile.
 @usableFromInline
 struct DeliveryState {
-  @usableFromInline var isDelivering = false
   @usableFromInline var pending: [@MainActor () -> Void] = []
+  @usableFromInline var isDelivering = false
 
   @usableFromInline
   init() {}
@@ -181,7 +233,11 @@ extension DeliversInOrder {
   /// The common write: one slot. Its snapshot is delivered from here, without being copied again.
   @inlinable @MainActor
   func deliverInOrder<Value>(_ value: Value, through link: SlotLink) {
-    guard let snapshot = link.snapshot(for: value) else { return }
+    // Nobody observes: no lock, no snapshot (and no echo to absorb: a key-path write with no observers delivers
+    // nothing either).
+    guard link.hasObservers else { return }
+    let snapshot = link.snapshot(for: value)
+    if snapshot.isEmpty { return }
     guard reserveDelivery() else {
       delivery.pending.append { snapshot.deliver(value) }
       return
@@ -192,7 +248,7 @@ extension DeliversInOrder {
 
   /// Delivers `value` to `recipients` now, or after the delivery in progress.
   @inlinable @MainActor
-  func deliverInOrder<Value>(_ value: Value, to recipients: ChangeRecipients) {
+  func deliverInOrder<Value>(_ value: Value, to recipients: ChangeRecipients<Value>) {
     if recipients.isEmpty { return }
     completeDelivery(value, to: recipients, owning: reserveDelivery())
   }
@@ -209,7 +265,7 @@ extension DeliversInOrder {
   /// Delivers `value` now and then everything queued meanwhile (when `owning` the turn), or queues it behind the
   /// delivery in progress.
   @inlinable @MainActor
-  func completeDelivery<Value>(_ value: Value, to recipients: ChangeRecipients, owning: Bool) {
+  func completeDelivery<Value>(_ value: Value, to recipients: ChangeRecipients<Value>, owning: Bool) {
     guard owning else {
       if !recipients.isEmpty {
         delivery.pending.append { recipients.deliver(value) }

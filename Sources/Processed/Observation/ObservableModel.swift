@@ -85,7 +85,9 @@ extension ObservableModel {
     let registry = observers
     let slot = registry.slot(for: keyPath, of: Value.self)
     let token = registry.addObserver(to: slot, onChange)
-    if let isolation, ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared), !slot.hasLinkedProperty {
+    if let isolation, ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared),
+      !slot.mainFields.pointee.hasLinkedProperty
+    {
       // Reading the property once links a wrapper-backed property (`@Loadable`, `@Process`) to this registry, so
       // that changes made through its projected value (`$numbers.load { … }`) reach the new observer.
       // The caller runs on the main actor (its isolation is `MainActor.shared`), so the read is made right here: an

@@ -16,32 +16,32 @@
 ///   handler must not block waiting for a thread that cancels a token of the same property.
 /// - A token that outlives its registry (its model was deallocated) stays valid; cancelling it does nothing.
 public final class ObservationToken: Hashable, Sendable {
-  // The core, not the registry: a token keeps the observer table alive, never the registry or its model. When the
-  // registry goes away it closes the core, which drops every observer; cancelling afterwards finds nothing.
-  private let core: RegistryCore
-  private let slot: ObserverSlot
+  // The slot, not the registry: a token keeps its slot alive, never the registry or its model. When the registry
+  // goes away it closes its slots, which drops every observer; cancelling afterwards finds nothing.
+  // `nonisolated(unsafe)`: a slot is thread-safe (see `ObserverSlot`).
+  private nonisolated(unsafe) let slot: ObserverSlot
   private let id: UInt64
 
   @usableFromInline
-  init(core: RegistryCore, slot: ObserverSlot, id: UInt64) {
-    self.core = core
+  init(slot: ObserverSlot, id: UInt64) {
     self.slot = slot
     self.id = id
   }
 
   deinit { cancel() }
 
-  /// A token that observes nothing (for a controller whose model is gone): its registry is closed at once.
+  /// A token that observes nothing (for a controller whose model is gone): its slot is closed at once.
   @usableFromInline @MainActor
   static var inert: ObservationToken {
-    let registry = ObserverRegistry()
-    let link = SlotLink(core: registry.core, slot: registry.makeAnonymousSlot(of: Void.self))
-    return withExtendedLifetime(registry) { link.addObserver { (_: Void) in } }
+    let slot = ObserverSlot.make()
+    let token = SlotLink(slot).addObserver { (_: Void) in }
+    slot.close()
+    return token
   }
 
   /// Stops the observation. Idempotent and thread-safe; after it returns the handler is never called again.
   public func cancel() {
-    core.removeObserver(id: id, from: slot)
+    slot.remove(id: id)
   }
 
   /// Keeps this token in `set`, so that it lives — and the observation goes on — as long as the set holds it.

@@ -1,112 +1,314 @@
-/// One observed property's observers inside an ``ObserverRegistry``.
+public import CProcessedAtomics
+
+/// One observed state's observers: a `@Loadable`/`@Process` wrapper's own, or one property's inside an
+/// ``ObserverRegistry``.
 ///
-/// A slot is resolved once — when an observer registers or a writer first connects — so that writes notify by
+/// A slot is self-contained — its observers, its lock and its cancellation counter live in one allocation (see
+/// `SlotMemory.swift`) — so a wrapper needs one slot, not a registry of slots, and a token needs only its slot. A
+/// slot is resolved once — when an observer registers or a writer first connects — so that writes notify by
 /// reference and never hash a key path. Slots are never removed from their registry (a property does not stop
-/// existing); only their entries are, so a writer may cache a slot for as long as it holds the registry.
+/// existing); only their observers are, so a writer may cache a slot for as long as it holds it.
 ///
-/// Slots are not generic: each entry holds an ``ObserverCall`` that reads the value from a pointer, so registering,
-/// cancelling and iterating run as plain, non-generic code. The value type is checked once, when a slot is resolved.
+/// Observers are ``ObserverCall`` objects, so registering and cancelling run as plain, non-generic code, while a
+/// notification — `@inlinable`, specialized in the client for the value's type — passes the value straight to each
+/// typed handler. The value type of a registry's slot is checked once, when it is resolved.
 ///
-/// `entries` is read and written only while the registry's lock is held; `delivery` only on the main actor.
+/// *No call after `cancel()` returns.* A removal counts itself (`removals`) and reads how many notifications of the
+/// slot have begun, both under the lock. A notification begins — takes its snapshot and counts itself (`begun`) —
+/// under the same lock, and counts itself again when it ends (`ended`). So a cancellation either comes first, and
+/// the observer is not in any later snapshot, or it sees every notification that may call the observer; it then
+/// blocks until as many notifications have ended as had begun, unless it runs on the notifying thread (a handler
+/// cancelling itself or another observer). A notification reads `removals` before each call and, once it moved
+/// since the snapshot, asks the slot under the lock whether the observer is still registered — which covers
+/// cancellations on the notifying thread and any that a canceller stopped waiting for (see Architecture.md). The
+/// notifier pays no atomic read-modify-write and no fence: one relaxed load per observer and a release store at the
+/// end.
 @usableFromInline
-final class ObserverSlot: DeliversInOrder, @unchecked Sendable {
+final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>, DeliversInOrder {
+  // Thread-safe, though not `Sendable` (a `ManagedBuffer` subclass cannot be): the fields guarded by the lock are
+  // only touched under it, the main-actor fields only on the main actor (see `ObserverSlotFields`). Its holders
+  // say so with `nonisolated(unsafe)`.
+
+  deinit {
+    destroySync()
+  }
+
+  /// The state of delivery of this slot's changes (main actor only; see ``DeliversInOrder``).
+  @usableFromInline @MainActor
+  var delivery: DeliveryState {
+    get { mainFields.pointee.delivery }
+    set { mainFields.pointee.delivery = newValue }
+    _modify { yield &mainFields.pointee.delivery }
+  }
+
+  // MARK: Registering and cancelling
+
+  /// Registers `handler` and returns the token that keeps it registered.
+  @inlinable
+  func addObserver<Value>(
+    onRegistryEnd: (@Sendable () -> Void)? = nil,
+    _ handler: @escaping @MainActor (Value) -> Void
+  ) -> ObservationToken {
+    let call =
+      onRegistryEnd.map { EndingObserverCall(handler, onRegistryEnd: $0) } ?? TypedObserverCall(handler)
+    return ObservationToken(slot: self, id: add(call))
+  }
+
+  /// Adds `call` and returns its id; `0` (no observer has it) when the slot is closed, and the token is inert.
   @usableFromInline
-  struct Entry {
-    @usableFromInline let id: UInt64
-    @usableFromInline let call: ObserverCall
-
-    @inlinable
-    init(id: UInt64, call: ObserverCall) {
-      self.id = id
-      self.call = call
+  func add(_ call: ObserverCall) -> UInt64 {
+    lock()
+    defer { unlock() }
+    let fields = fields
+    guard !fields.pointee.isClosed else { return 0 }
+    // Ids are unique in the process and grow, so the list stays sorted by id.
+    call.id = processed_next_observer_id()
+    if fields.pointee.list.isEmpty {
+      if let single = fields.pointee.single {
+        // A second observer: both move to the list, in registration order.
+        fields.pointee.list.reserveCapacity(2)
+        fields.pointee.list.append(single)
+        fields.pointee.list.append(call)
+        fields.pointee.single = nil
+      } else {
+        fields.pointee.single = call
+      }
+    } else {
+      fields.pointee.list.append(call)
     }
+    processed_slot_set_observers(sync, UInt32(truncatingIfNeeded: observerCountLocked))
+    return call.id
   }
 
-  /// The type of the values this slot's observers receive.
-  @usableFromInline let valueType: Any.Type
-  /// Sorted by id: ids grow monotonically and entries are appended. Guarded by the registry's lock, so the dynamic
-  /// exclusivity check is skipped.
-  @usableFromInline @exclusivity(unchecked) var entries: ContiguousArray<Entry> = []
-  /// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
-  @usableFromInline @MainActor @exclusivity(unchecked) var delivery = DeliveryState()
-  /// Observation's view of the property, when its model declares `Observable` (see ``ObservationBridge``); resolved
-  /// by the first writer that connects with the model at hand. Main-actor only, like `delivery`.
-  @usableFromInline @MainActor @exclusivity(unchecked) var observation: ObservationHook?
-  @MainActor @exclusivity(unchecked) var observationResolved = false
-  /// Whether the property is linked to this slot by a writer of its own (a `@Loadable`/`@Process` storage or an
-  /// `@Observed` property), so that `observe(_:)` need not read the property to link it. Only ever set, on the main
-  /// actor; `observe` reads it on the main actor only.
-  @usableFromInline @exclusivity(unchecked) nonisolated(unsafe) var hasLinkedProperty = false
-
-  init(valueType: Any.Type) {
-    self.valueType = valueType
+  /// Removes the observer with `id`. Safe from any thread, any number of times. When the observer is being called
+  /// on another thread, waits until that notification ends; a handler cancelling itself (or another observer) does
+  /// not wait.
+  func remove(id: UInt64) {
+    lock()
+    let removed = takeCall(id: id)
+    if removed != nil {
+      countRemoval()
+      processed_slot_set_observers(sync, UInt32(truncatingIfNeeded: observerCountLocked))
+    }
+    let begun = fields.pointee.begun
+    unlock()
+    // Also when the call was already gone: another thread's `cancel()` of the same token, or `close()`, may have
+    // removed it an instant ago, while a notification had already chosen to call it. That notification had begun
+    // before the removal, so `begun` counts it.
+    waitForCallsToEnd(begun: begun)
+    // `removed` is released here, after the lock: its handler may hold the last reference to a token.
+    withExtendedLifetime(removed) {}
   }
 
+  /// Under the lock: removes the call with `id` and returns it.
+  private func takeCall(id: UInt64) -> ObserverCall? {
+    let fields = fields
+    if let single = fields.pointee.single {
+      guard single.id == id else { return nil }
+      fields.pointee.single = nil
+      return single
+    }
+    guard let index = index(of: id) else { return nil }
+    return fields.pointee.list.remove(at: index)
+  }
+
+  /// Under the lock: the index of `id` in the list, which is sorted by id (ids grow and calls are appended).
   private func index(of id: UInt64) -> Int? {
+    let fields = fields
     var low = 0
-    var high = entries.count
+    var high = fields.pointee.list.count
     while low < high {
       let middle = (low + high) / 2
-      let candidate = entries[middle].id
+      let candidate = fields.pointee.list[middle].id
       if candidate == id { return middle }
       if candidate < id { low = middle + 1 } else { high = middle }
     }
     return nil
   }
 
-  /// Removes the entry with `id` and returns it, so that the caller releases its closures after unlocking (they may
-  /// hold the last reference to a token, whose `deinit` takes the lock again).
-  func remove(id: UInt64) -> Entry? {
-    guard let index = index(of: id) else { return nil }
-    return entries.remove(at: index)
+  /// Whether the observer with `id` is still registered (asked by a notification after a cancellation).
+  @usableFromInline
+  func isRegistered(_ id: UInt64) -> Bool {
+    lock()
+    defer { unlock() }
+    if let single = fields.pointee.single { return single.id == id }
+    return index(of: id) != nil
   }
 
-  /// Whether an entry with `id` is registered.
-  @usableFromInline
-  func contains(id: UInt64) -> Bool { index(of: id) != nil }
+  /// Drops every observer, runs their end-of-registry hooks and refuses observers added from now on.
+  func close() {
+    lock()
+    let fields = fields
+    fields.pointee.isClosed = true
+    // Counts as a removal of every observer: a notification in flight re-checks before each call.
+    countRemoval()
+    var removed = fields.pointee.list
+    fields.pointee.list = []
+    if let single = fields.pointee.single { removed.append(single) }
+    fields.pointee.single = nil
+    processed_slot_set_observers(sync, 0)
+    unlock()
+    // Outside the lock: the hooks are user code, and releasing the calls may release tokens.
+    for call in removed { call.registryDidEnd() }
+  }
 
-  /// Removes every entry and returns them (the caller releases them, and runs their hooks, after unlocking).
-  func removeAll() -> ContiguousArray<Entry> {
-    defer { entries = [] }
-    return entries
+  /// The number of registered observers (for tests and diagnostics).
+  var observerCount: Int {
+    lock()
+    defer { unlock() }
+    return observerCountLocked
+  }
+
+  /// Under the lock: the number of registered observers.
+  private var observerCountLocked: Int {
+    fields.pointee.single == nil ? fields.pointee.list.count : 1
+  }
+
+  /// Blocks until no call of an observer of this slot can start from a notification under way on another thread:
+  /// until as many notifications of the slot have ended as had `begun` when the observer was removed.
+  ///
+  /// Once that many have ended, every notification that took its snapshot before the removal has ended, or one
+  /// that began after the removal (its snapshot ordered after it by the lock) has run on the notifying thread in
+  /// the meantime — and the notification still under way then reads the new `removals` before its next call. A
+  /// handler cancelling on the notifying thread never waits: its notification reads `removals` after it.
+  ///
+  /// The wait blocks on the shared `WaitPoint`, which the notifier signals after ending a notification when it sees
+  /// a waiter. The notifier reads the waiter count without a fence, so it can miss a waiter that arrives at that
+  /// instant; the waiter then re-checks after at most one `WaitPoint` interval. It never spins.
+  private func waitForCallsToEnd(begun: UInt32) {
+    let sync = sync
+    guard processed_slot_notification_may_run(sync, begun), !processed_notification_is_current_thread() else {
+      return
+    }
+    processed_notification_waiter_arrives()
+    WaitPoint.shared.wait { processed_slot_notification_may_run(sync, begun) }
+    processed_notification_waiter_leaves()
+  }
+
+  // MARK: Notifying
+
+  /// The observers right now (``ObserverSnapshot/none`` when there are none).
+  ///
+  /// A snapshot that is not empty is a notification that has begun: it must be delivered (which ends it).
+  ///
+  /// Always inlined: returned from a call, the snapshot would be written to memory and read back at once, which
+  /// stalls on store forwarding.
+  @inlinable @inline(__always)
+  func snapshot<Value>(of type: Value.Type) -> ObserverSnapshot<Value> {
+    // Nobody observes: no lock, and no notification begins.
+    guard processed_slot_has_observers(sync) else { return .none }
+    processed_notification_note_thread()
+    lock()
+    let fields = fields
+    let snapshot: ObserverSnapshot<Value>
+    if let single = fields.pointee.single {
+      // The handler itself, not the call: one retain (none for a handler without captures). The slot's value type
+      // was checked when it was resolved.
+      let handler = unsafeDowncast(single, to: TypedObserverCall<Value>.self).handler
+      fields.pointee.begun &+= 1
+      snapshot = ObserverSnapshot(slot: self, single: handler, singleID: single.id, list: [], epoch: removals)
+    } else if fields.pointee.list.isEmpty {
+      snapshot = .none
+    } else {
+      fields.pointee.begun &+= 1
+      snapshot = ObserverSnapshot(slot: self, single: nil, singleID: 0, list: fields.pointee.list, epoch: removals)
+    }
+    unlock()
+    return snapshot
   }
 }
 
-/// One observer's handler, behind a non-generic interface.
+/// The fields of an ``ObserverSlot``, kept in its allocation: those guarded by its lock, then those of the main
+/// actor. Two structs, reached through two pointers (see `SlotMemory.swift`), so that an access to one group never
+/// covers the other: the thread sanitizer reports an access through a pointer at the pointee's address.
+@usableFromInline
+struct ObserverSlotFields {
+  @usableFromInline var guarded: ObserverSlotGuardedFields
+  @usableFromInline var main = ObserverSlotMainFields()
+
+  @usableFromInline
+  init(isClosed: Bool) {
+    guarded = ObserverSlotGuardedFields(isClosed: isClosed)
+  }
+}
+
+/// The fields of an ``ObserverSlot`` that are guarded by its lock.
+@usableFromInline
+struct ObserverSlotGuardedFields {
+  /// The observer, while the slot has had one at most since it was made (a first observer costs no array).
+  @usableFromInline var single: ObserverCall?
+  /// The observers, sorted by id, once the slot had two at once; then `single` is `nil`.
+  @usableFromInline var list: ContiguousArray<ObserverCall> = []
+  /// The registry is gone: observers added now are inert.
+  @usableFromInline var isClosed: Bool
+  /// How many notifications of the slot have begun (taken a snapshot). Wraps; compared as a difference.
+  @usableFromInline var begun: UInt32 = 0
+
+  @usableFromInline
+  init(isClosed: Bool) {
+    self.isClosed = isClosed
+  }
+}
+
+/// The fields of an ``ObserverSlot`` that only the main actor touches.
+@usableFromInline
+struct ObserverSlotMainFields {
+  /// Observation's view of the property, when its model declares `Observable` (see ``ObservationBridge``);
+  /// resolved by the first writer that connects with the model at hand.
+  @usableFromInline var observation: ObservationHook?
+  @usableFromInline var delivery = DeliveryState()
+  @usableFromInline var observationResolved = false
+  /// Whether the property is linked to this slot by a writer of its own (a `@Loadable`/`@Process` storage or an
+  /// `@Observed` property), so that `observe(_:)` need not read the property to link it.
+  @usableFromInline var hasLinkedProperty = false
+  /// How many key-path writes of this slot are in progress (see ``KeyPathWrites``): a notification checks this
+  /// field of a slot it reads anyway, not a global.
+  @usableFromInline var keyPathWrites: UInt16 = 0
+
+  @usableFromInline
+  init() {}
+}
+
+/// One observer's handler, behind a non-generic interface, so that registering and cancelling are plain code.
 ///
-/// A class rather than a closure: a notification calls it through an unretained reference (the snapshot's copy of
-/// the entries keeps it alive), which a closure loaded from an array does not allow — each call would retain and
-/// release the closure's context.
+/// A class rather than a closure: a notification calls it through an unretained reference (the snapshot keeps it
+/// alive), which a closure loaded from an array does not allow — each call would retain and release its context.
 @usableFromInline
 class ObserverCall {
-  /// Called when the registry goes away while the observer is still registered (an `AsyncStream` finishes here).
-  @usableFromInline let onRegistryEnd: (@Sendable () -> Void)?
+  /// Set once, under the slot's lock, before the call is published to a snapshot.
+  @usableFromInline @exclusivity(unchecked) final var id: UInt64 = 0
 
   @usableFromInline
-  init(onRegistryEnd: (@Sendable () -> Void)?) {
-    self.onRegistryEnd = onRegistryEnd
-  }
+  init() {}
 
-  /// Calls the handler with the value `value` points to.
-  @usableFromInline @MainActor
-  func callAsFunction(_ value: UnsafeRawPointer) {
-    preconditionFailure("ObserverCall is abstract")
+  /// Called when the registry goes away while the observer is still registered.
+  @usableFromInline
+  func registryDidEnd() {}
+}
+
+/// An observer of `Value`s. A notification, specialized for `Value` in the client, calls `handler` directly.
+@usableFromInline
+class TypedObserverCall<Value>: ObserverCall {
+  @usableFromInline final let handler: @MainActor (Value) -> Void
+
+  @inlinable
+  init(_ handler: @escaping @MainActor (Value) -> Void) {
+    self.handler = handler
+    super.init()
   }
 }
 
-/// An observer of `Value`s.
+/// An observer with an end-of-registry hook (an `AsyncStream` finishes there).
 @usableFromInline
-final class TypedObserverCall<Value>: ObserverCall {
-  @usableFromInline let handler: @MainActor (Value) -> Void
+final class EndingObserverCall<Value>: TypedObserverCall<Value> {
+  @usableFromInline let onRegistryEnd: @Sendable () -> Void
 
   @inlinable
-  init(_ handler: @escaping @MainActor (Value) -> Void, onRegistryEnd: (@Sendable () -> Void)?) {
-    self.handler = handler
-    super.init(onRegistryEnd: onRegistryEnd)
+  init(_ handler: @escaping @MainActor (Value) -> Void, onRegistryEnd: @escaping @Sendable () -> Void) {
+    self.onRegistryEnd = onRegistryEnd
+    super.init(handler)
   }
 
-  @inlinable @MainActor
-  override func callAsFunction(_ value: UnsafeRawPointer) {
-    handler(value.assumingMemoryBound(to: Value.self).pointee)
-  }
+  @usableFromInline
+  override func registryDidEnd() { onRegistryEnd() }
 }

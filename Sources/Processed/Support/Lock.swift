@@ -1,3 +1,6 @@
+// `pthread_mutex_t` may resolve through CProcessedAtomics, whose header includes <pthread.h>.
+internal import CProcessedAtomics
+
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)

@@ -1,3 +1,6 @@
+// `pthread_mutex_t` may resolve through CProcessedAtomics, whose header includes <pthread.h>.
+internal import CProcessedAtomics
+
 #if canImport(Darwin)
   import Darwin
 #elseif canImport(Glibc)
@@ -14,6 +17,7 @@
 /// The condition is re-checked when ``wakeAll()`` is called (it takes the mutex, so a wake-up between the waiter's
 /// check and its sleep is not lost) and, in any case, every ``interval``: a waker that may miss a waiter that
 /// arrives at the same instant (it reads the waiter count without a fence) delays it by at most that much.
+@usableFromInline
 final class WaitPoint: @unchecked Sendable {
   // `@unchecked`: the mutex and condition are only used through pthread calls, which are thread-safe.
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -38,6 +42,14 @@ final class WaitPoint: @unchecked Sendable {
     mutex.deinitialize(count: 1)
     mutex.deallocate()
   }
+
+  /// The one wait point of the process, where cancelling threads wait for a notification to end (notifications run
+  /// on the main actor, one at a time, so one suffices; waits are rare).
+  static let shared = WaitPoint()
+
+  /// Wakes every thread waiting on ``shared``.
+  @usableFromInline
+  static func wakeShared() { shared.wakeAll() }
 
   /// The longest a waiter sleeps before it re-checks its condition by itself.
   static let interval: Duration = .milliseconds(1)

@@ -13,13 +13,14 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   @inlinable static var isReleasedOnMainActorOnly: Bool { false }
   @usableFromInline @exclusivity(unchecked) var delivery = DeliveryState()
   @usableFromInline @exclusivity(unchecked) var currentState: State
-  /// The wrapper's own observers (`$state.observe`, `$state.states`), created on first use. The storage owns the
-  /// registry, so its observers (and `states` sequences) end when the storage goes away.
-  @usableFromInline var ownRegistry: ObserverRegistry?
+  /// The wrapper's own observers (`$state.observe`, `$state.states`): one slot, made on first use. The storage
+  /// owns it (`ownSlot`) and closes it when it goes away, so its observers (and `states` sequences) end then.
+  /// `nonisolated(unsafe)`: a slot is thread-safe, and `deinit` closes it.
+  @usableFromInline nonisolated(unsafe) var ownSlot: ObserverSlot?
   @usableFromInline @exclusivity(unchecked) var ownObservers: SlotLink?
   /// The enclosing model's registry and slot, once resolved, and the strong reference that keeps them valid.
   @usableFromInline @exclusivity(unchecked) var modelLink: SlotLink?
-  @usableFromInline var modelAnchor: RegistryCore?
+  @usableFromInline var modelAnchor: ObserverSlot?
   /// Whether `modelLink` was looked for (a wrapper outside a model has none).
   @usableFromInline @exclusivity(unchecked) var modelLinkResolved = false
 
@@ -38,6 +39,7 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
 
   deinit {
     tracker.task?.cancel()
+    ownSlot?.close()
   }
 
   /// Always inlined: a write that stays in its caller's function has its exclusive accesses checked at compile
@@ -114,9 +116,9 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
 
   @usableFromInline
   func makeOwnObservers() -> SlotLink {
-    let registry = ObserverRegistry()
-    let link = SlotLink(core: registry.core, slot: registry.makeAnonymousSlot(of: State.self))
-    ownRegistry = registry
+    let slot = ObserverSlot.make()
+    let link = SlotLink(slot)
+    ownSlot = slot
     ownObservers = link
     return link
   }
@@ -134,5 +136,5 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   }
 
   /// The number of observers of the wrapper itself (for tests).
-  var ownObserverCount: Int { ownRegistry?.observerCount ?? 0 }
+  var ownObserverCount: Int { ownSlot?.observerCount ?? 0 }
 }

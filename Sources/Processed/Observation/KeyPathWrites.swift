@@ -1,0 +1,89 @@
+/// The key-path writes in progress, innermost last: how a key-path write notifies once even when the property also
+/// notifies by itself.
+///
+/// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
+@usableFromInline @MainActor
+enum KeyPathWrites {
+  /// A key-path write in progress (see ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
+  @usableFromInline
+  struct Mark {
+    @usableFromInline let slot: ObjectIdentifier
+    /// Whether the property's own notification of this write (its echo) was absorbed.
+    @usableFromInline var echoed = false
+    /// The value the property held after this write: the echo's value, or the value read when a nested write of
+    /// the same property began. `nil`: read it back when the write returns.
+    @usableFromInline var settled: Any?
+
+    @usableFromInline
+    init(slot: ObjectIdentifier) {
+      self.slot = slot
+    }
+  }
+
+  @usableFromInline @exclusivity(unchecked) static var marks: [Mark] = []
+
+  /// Whether a notification of `slot` with `value` is the echo of the innermost key-path write; then its value is
+  /// recorded and the caller delivers nothing.
+  @inlinable
+  static func absorbsEcho<Value>(of slot: ObserverSlot, _ value: Value) -> Bool {
+    if slot.mainFields.pointee.keyPathWrites == 0 { return false }
+    return absorbsEchoSlowly(of: slot, value)
+  }
+
+  @usableFromInline
+  static func absorbsEchoSlowly(of slot: ObserverSlot, _ value: Any) -> Bool {
+    guard let last = marks.indices.last, marks[last].slot == ObjectIdentifier(slot), !marks[last].echoed else {
+      return false
+    }
+    marks[last].echoed = true
+    if marks[last].settled == nil { marks[last].settled = value }
+    return true
+  }
+
+  /// A nested key-path write of `slot` begins: every outer write of it whose value is not settled yet settles on
+  /// the value the property holds now.
+  @usableFromInline
+  static func settleOuterWrites(of slot: ObserverSlot, _ readBack: () -> Any) {
+    let id = ObjectIdentifier(slot)
+    var current: Any?
+    for index in marks.indices where marks[index].slot == id && marks[index].settled == nil {
+      if current == nil { current = readBack() }
+      marks[index].settled = current
+    }
+  }
+}
+
+extension ObserverSlot {
+  /// Runs a key-path write of the property whose observers are this slot's, and delivers it once: the value the
+  /// property holds after the write.
+  ///
+  /// The property may notify by itself (an ``Observed`` property, or a `didSet` that calls
+  /// ``ObservableModel/notifyObservers(_:)``), and each change must reach each observer exactly once. The first
+  /// notification of the slot made while this write is the innermost one — its *echo* — is absorbed, and its value
+  /// (which a `didSet` may have normalised) is the one delivered. Without an echo the value is read back, or, when
+  /// a nested key-path write of the same property began during this one (from a `didSet`), the value the property
+  /// held at that moment. The observers are taken before `write` runs and the slot's delivery turn is reserved, so
+  /// nested changes — from a `didSet` or from observers — reach observers after this one, in order, and are never
+  /// absorbed.
+  @inlinable @MainActor
+  func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
+    if !KeyPathWrites.marks.isEmpty { KeyPathWrites.settleOuterWrites(of: self) { readBack() } }
+    let recipients = ChangeRecipients(first: snapshot(of: Value.self))
+    let ownsDelivery = reserveDelivery()
+    KeyPathWrites.marks.append(KeyPathWrites.Mark(slot: ObjectIdentifier(self)))
+    mainFields.pointee.keyPathWrites += 1
+    write()
+    mainFields.pointee.keyPathWrites -= 1
+    let mark = KeyPathWrites.marks.removeLast()
+    let delivered: Value
+    if let settled = mark.settled {
+      // The slot's value type was checked when it was resolved.
+      delivered = settled as! Value
+    } else if recipients.isEmpty {
+      delivered = value
+    } else {
+      delivered = readBack()
+    }
+    completeDelivery(delivered, to: recipients, owning: ownsDelivery)
+  }
+}

@@ -1,0 +1,69 @@
+public import CProcessedAtomics
+
+// The memory of an observer slot: one `ManagedBuffer` allocation that holds the slot's fields (the header) and its
+// lock and counters (the single tail element, a C struct: a `pthread_mutex_t` / `os_unfair_lock` must not move, and
+// the counters are C11 atomics).
+//
+// Invariant: the pointers below are valid for as long as the slot lives, and only used while the caller holds the
+// slot (a strong reference, or an unmanaged one whose anchor it holds). A `ManagedBuffer`'s header and elements
+// never move. The header is two structs — the fields guarded by the lock, then the main actor's — each reached
+// through a pointer of its own rather than through `ManagedBuffer.header`, a class's stored property whose every
+// access would pay a dynamic exclusivity check. Accesses through the pointers are kept short and never overlap:
+// the guarded fields are touched only between `lock()` and `unlock()`, the main-actor fields only on the main
+// actor, and no access spans a call to user code.
+
+extension ObserverSlot {
+  /// The slot's fields guarded by its lock: the first stored property of the header, at its start.
+  @inlinable @inline(__always)
+  var fields: UnsafeMutablePointer<ObserverSlotGuardedFields> {
+    withUnsafeMutablePointerToHeader {
+      UnsafeMutableRawPointer($0).assumingMemoryBound(to: ObserverSlotGuardedFields.self)
+    }
+  }
+
+  /// The slot's main-actor fields: the header's second stored property, which a struct places right after the
+  /// first, aligned (checked in debug builds).
+  @inlinable @inline(__always)
+  var mainFields: UnsafeMutablePointer<ObserverSlotMainFields> {
+    withUnsafeMutablePointerToHeader { header in
+      let alignment = MemoryLayout<ObserverSlotMainFields>.alignment
+      let offset = (MemoryLayout<ObserverSlotGuardedFields>.size + alignment - 1) / alignment * alignment
+      assert(offset == MemoryLayout<ObserverSlotFields>.offset(of: \.main), "Processed: unexpected slot layout")
+      return (UnsafeMutableRawPointer(header) + offset).assumingMemoryBound(to: ObserverSlotMainFields.self)
+    }
+  }
+
+  /// The slot's lock and cancellation counter.
+  @inlinable @inline(__always)
+  var sync: UnsafeMutablePointer<processed_slot_sync> {
+    withUnsafeMutablePointerToElements { $0 }
+  }
+
+  /// A new slot, closed from the start when `closed` (its registry is gone: observers added to it are inert).
+  @usableFromInline
+  static func make(closed: Bool = false) -> ObserverSlot {
+    let slot = unsafeDowncast(
+      create(minimumCapacity: 1) { _ in ObserverSlotFields(isClosed: closed) }, to: ObserverSlot.self)
+    processed_slot_sync_init(slot.sync)
+    return slot
+  }
+
+  /// Releases the lock's resources; called from `deinit`.
+  func destroySync() {
+    processed_slot_sync_destroy(sync)
+  }
+
+  @inlinable @inline(__always)
+  func lock() { processed_slot_lock(sync) }
+
+  @inlinable @inline(__always)
+  func unlock() { processed_slot_unlock(sync) }
+
+  /// Counted under the lock by every removal of an observer; read by notifications without it.
+  @inlinable @inline(__always)
+  var removals: UInt32 { processed_slot_removals(sync) }
+
+  /// Under the lock: counts a removal.
+  @inlinable @inline(__always)
+  func countRemoval() { processed_slot_count_removal(sync) }
+}
