@@ -1,6 +1,7 @@
 // One scenario in a loop, for `perf record` and quick timing (it prints nanoseconds per operation).
 // Usage: ProfileScenario observed|loadable|hand|observe|cancel|handdidset [count] [observers]
 //        ProfileScenario load|keypathload|handload|yieldload [count] [rounds]
+//        ProfileScenario cycle|keypathcycle|handcycle [count] [rounds]   (each load awaited before the next)
 import HandWritten
 import Processed
 
@@ -65,6 +66,26 @@ func backToBack(_ scenario: String) async {
   case "handload":
     let hand = HandLoader()
     for i in 0..<count { last = hand.load { i } }
+  case "cycle":
+    let controller = Loadable<Int>().projectedValue
+    let token = controller.observe { _ in }
+    for i in 0..<count {
+      let task: Task<Void, Never> = controller.load { i }
+      await task.value
+    }
+    withExtendedLifetime(token) {}
+  case "keypathcycle":
+    let model = Model()
+    let token = model.observe(\.numbers) { _ in }
+    for i in 0..<count {
+      let task: Task<Void, Never> = model.load(\.numbers) { i }
+      await task.value
+    }
+    withExtendedLifetime(token) {}
+  case "handcycle":
+    let hand = HandLoader()
+    _ = hand.observers.add { _ in }
+    for i in 0..<count { await hand.load { i }.value }
   case "yieldload":
     let model = Model()
     let token = model.observe(\.numbers) { _ in }
@@ -80,5 +101,6 @@ func backToBack(_ scenario: String) async {
 for _ in 0..<max(1, observerCount) { await backToBack(scenario) }
 let elapsed = start.duration(to: clock.now)
 let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
-let operations = scenario.hasSuffix("load") ? count * max(1, observerCount) : count
+let operations =
+  scenario.hasSuffix("load") || scenario.hasSuffix("cycle") ? count * max(1, observerCount) : count
 print("\(scenario): \(Int(nanoseconds / Double(operations))) ns per operation (sink \(total))")

@@ -185,8 +185,14 @@ extension StateHost {
     }
     switch outcome {
     case .write(let state):
+      // The error kept beside the state: a failed refresh's; a success clears it; an ordinary failure (which the
+      // state shows) leaves it as it was.
       let error = state.failureError
-      keepError(keepingContent ? error : nil)
+      if keepingContent, let error {
+        keepError(error)
+      } else if error == nil {
+        keepError(nil)
+      }
       endLoadBeforeWrite()
       if !keepingContent || error == nil { store(state) }
       publishActivity()
