@@ -13,6 +13,11 @@ final class Model: ObservableModel, LoadableSupport {
   var numbers: LoadableState<Int> = .absent
 }
 
+@MainActor
+final class PlainModel: LoadableSupport {
+  var numbers: LoadableState<Int> = .absent
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 let scenario = arguments.first ?? "loadable"
 let count = arguments.count > 1 ? Int(arguments[1]) ?? 2_000_000 : 2_000_000
@@ -82,6 +87,12 @@ func backToBack(_ scenario: String) async {
       await task.value
     }
     withExtendedLifetime(token) {}
+  case "plainkeypathcycle":
+    let model = PlainModel()
+    for i in 0..<count {
+      let task: Task<Void, Never> = model.load(\.numbers) { i }
+      await task.value
+    }
   case "handcycle":
     let hand = HandLoader()
     _ = hand.observers.add { _ in }

@@ -10,7 +10,8 @@ struct LoadTracker: Sendable {
   /// The current load's task.
   @usableFromInline private(set) var task: Task<Void, Never>?
 
-  @usableFromInline @MainActor static var lastID: UInt64 = 0
+  /// Main-actor only, read and bumped in one short access: no dynamic exclusivity check.
+  @usableFromInline @MainActor @exclusivity(unchecked) static var lastID: UInt64 = 0
 
   @inlinable
   init() {}

@@ -9,19 +9,21 @@
 /// it keeps its instance alive, and because load ids are never reused (a stale load never matches a new host).
 @usableFromInline @MainActor
 final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: StateHost {
+  // Main-actor fields touched in short accesses that never span a call to user code: their dynamic exclusivity
+  // checks are skipped (`@exclusivity(unchecked)`), as in `StateStorage`; so are those of the main-actor tables below.
   @usableFromInline let model: Model
   @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
-  @usableFromInline var tracker = LoadTracker()
+  @usableFromInline @exclusivity(unchecked) var tracker = LoadTracker()
   /// Key-path states have no declaration options.
   @inlinable var declaredSettings: LoadSettings? { nil }
-  @usableFromInline var sharedHostReference: HostReference<KeyPathHost>?
+  @usableFromInline @exclusivity(unchecked) var sharedHostReference: HostReference<KeyPathHost>?
   /// Only main-actor code holds a host: the table, the lookups and the engine (a load's task reaches it through
   /// `sharedHostReference`, which does not retain it).
   @inlinable static var isReleasedOnMainActorOnly: Bool { true }
   @usableFromInline let key: KeyPathHostKey
   /// The model's registry slot for `keyPath`, resolved once per host (that is, once per load); for a class that is
   /// not an ``ObservableModel``, the slot of the registry kept beside the state, once a controller observes it.
-  @usableFromInline var link: SlotLink?
+  @usableFromInline @exclusivity(unchecked) var link: SlotLink?
   /// Keeps a model registry's `link` valid (a registry kept beside the state is kept by `extras`).
   let anchor: ObserverSlot?
 
@@ -44,7 +46,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   var currentState: State { model[keyPath: keyPath] }
 
   /// What outlives this host about its state (see ``KeyPathStateExtras``), once there is any.
-  @usableFromInline var extras: KeyPathStateExtras?
+  @usableFromInline @exclusivity(unchecked) var extras: KeyPathStateExtras?
 
   @usableFromInline
   var lastLoadCall: LoadCallMark? {
@@ -188,16 +190,16 @@ struct KeyPathHostKey: Hashable {
   }
 
   /// The hosts of every running key-path load. Empty when no key-path load runs.
-  @usableFromInline @MainActor static var table: [KeyPathHostKey: AnyObject] = [:]
+  @usableFromInline @MainActor @exclusivity(unchecked) static var table: [KeyPathHostKey: AnyObject] = [:]
 
   /// The host the last lookup found; always a host that is in `table` (a host leaving the table clears it).
-  @usableFromInline @MainActor static var lastHost: AnyObject?
+  @usableFromInline @MainActor @exclusivity(unchecked) static var lastHost: AnyObject?
   /// The identities of the instance and key path object `lastHost` was looked up by, compared without reference
   /// counting. The host holds the instance, and `lastKeyPathObject` the key path, so neither identity is reused
   /// while they are remembered.
-  @usableFromInline @MainActor static var lastInstance: ObjectIdentifier?
-  @usableFromInline @MainActor static var lastKeyPath: ObjectIdentifier?
-  @MainActor static var lastKeyPathObject: AnyKeyPath?
+  @usableFromInline @MainActor @exclusivity(unchecked) static var lastInstance: ObjectIdentifier?
+  @usableFromInline @MainActor @exclusivity(unchecked) static var lastKeyPath: ObjectIdentifier?
+  @MainActor @exclusivity(unchecked) static var lastKeyPathObject: AnyKeyPath?
 
   @usableFromInline @MainActor
   static func remember(_ host: AnyObject, for instance: AnyObject, _ keyPath: AnyKeyPath) {
