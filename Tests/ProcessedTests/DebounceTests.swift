@@ -330,6 +330,29 @@ final class PolicyModel: ObservableModel, LoadableSupport, ProcessSupport {
     #expect(model.results == .loaded(1))
   }
 
+  @Test(arguments: ["cancel", "reset", "manual write", "newer load"])
+  func aJoiningCallEndsWhenTheLoadItJoinedStopsEvenIfItsBlockRunsOn(_ how: String) async {
+    let model = PolicyModel()
+    let gate = Gate()
+    let first: Task<Void, Never> = model.$results.load(options: join) {
+      await gate.wait()  // ignores cancellation
+      return 1
+    }
+    let joined = Task { await model.$results.load(options: join) { 2 } }
+    await eventually { model.$results.storage.tracker.joiners.count == 1 }
+    switch how {
+    case "cancel": model.$results.cancel()
+    case "reset": model.$results.reset()
+    case "manual write": model.results = .loaded(5)
+    default: let _: Task<Void, Never> = model.$results.load { 3 }
+    }
+    await joined.value  // returns although the first block still waits on its gate
+    #expect(gate.waiting == 1)
+    gate.open()
+    await first.value
+    #expect(model.results != .loaded(1) && model.results != .loaded(2))
+  }
+
   @Test func aCallWithoutJoinSupersedes() async {
     let model = PolicyModel()
     let gate = Gate()

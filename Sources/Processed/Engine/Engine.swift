@@ -75,7 +75,9 @@ extension StateHost {
     _ plan: LoadPlan<State>, _ options: LoadOptions, silently: Bool, priority: TaskPriority?, currentState: State?
   ) -> Task<Void, Never> {
     if options.overlap == .joinRunning, tracker.isRunning, let running = tracker.task {
-      return Task(priority: priority) { await LoadJoin.wait(for: running) }
+      let ended = FirstSignal<Bool>()
+      tracker.joiners.append(ended)
+      return Task(priority: priority) { await LoadJoin.wait(for: running, ended: ended) }
     }
     guard let debounce = options.debounce, let delay = debounceDelay(debounce, on: options.clock) else {
       return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)

@@ -219,11 +219,11 @@ extension LoadPhases.Next {
 /// starting one.
 @usableFromInline
 enum LoadJoin {
-  /// Returns when `running` (the load in progress) ends, or at once when the calling task is cancelled — cancelling
-  /// a joining call never cancels the load it joined.
+  /// Returns when the load in progress ends — its host forgets it (it finished, or was cancelled, reset or
+  /// superseded: `ended` is signalled), or its task ends (its host went away) — or at once when the calling task is
+  /// cancelled. Cancelling a joining call never cancels the load it joined.
   @usableFromInline
-  static func wait(for running: Task<Void, Never>) async {
-    let ended = FirstSignal<Bool>()
+  static func wait(for running: Task<Void, Never>, ended: FirstSignal<Bool>) async {
     let watcher = Task.detached {
       await running.value
       ended.signal(true)

@@ -9,6 +9,8 @@ struct LoadTracker: Sendable {
   @usableFromInline private(set) var currentID: UInt64 = 0
   /// The current load's task.
   @usableFromInline private(set) var task: Task<Void, Never>?
+  /// Calls that joined the current load (`.joinRunning`), told when it ends.
+  @usableFromInline var joiners: [FirstSignal<Bool>] = []
 
   /// Main-actor only, read and bumped in one short access: no dynamic exclusivity check.
   @usableFromInline @MainActor @exclusivity(unchecked) static var lastID: UInt64 = 0
@@ -35,12 +37,17 @@ struct LoadTracker: Sendable {
     self.task = task
   }
 
-  /// Forgets the current load and returns its task (which the caller may cancel).
+  /// Forgets the current load and returns its task (which the caller may cancel). Calls that joined it end now.
   @inlinable
   mutating func clear() -> Task<Void, Never>? {
     defer {
       currentID = 0
       task = nil
+    }
+    if !joiners.isEmpty {
+      let ended = joiners
+      joiners = []
+      for joiner in ended { joiner.signal(true) }
     }
     return task
   }
