@@ -1,4 +1,5 @@
-// The stories of the original Processed README, told as state histories: `swift run Stories`.
+// The stories of the original Processed README, told as state histories, then the load policies (debounce,
+// .joinRunning, a limiter) and a screen drawn from state and activity: `swift run Stories`.
 //
 // Each story records every state a UI would see — with `$x.observe { … }` or `model.observe(\.x) { … }` — and
 // prints the history when it ends. The "network" is a few short sleeps, so the whole tour takes well under a second.
