@@ -117,6 +117,28 @@ import Testing
     #expect(save.hasFinished)
   }
 
+  @Test func anActivityTokenCancelledOnAnotherThreadIsNeverCalledAfterCancelReturns() async {
+    let state = Loadable<Int>()
+    let cancelled = LockedBox(false)
+    var lateCalls = 0
+    for _ in 0..<200 {
+      cancelled.withLock { $0 = false }
+      let token = state.projectedValue.observeActivity { _ in
+        if cancelled.withLock({ $0 }) { lateCalls += 1 }
+      }
+      let canceller = Task.detached {
+        token.cancel()
+        cancelled.withLock { $0 = true }
+      }
+      for value in 0..<5 {
+        let task: Task<Void, Never> = state.projectedValue.load { value }
+        await task.value
+      }
+      await canceller.value
+    }
+    #expect(lateCalls == 0)
+  }
+
   @Test func anObserverStartingALoadFromAnActivityChangeSeesTheNewLoad() async {
     let state = Loadable<Int>()
     var phases: [LoadActivity.Phase] = []
