@@ -353,6 +353,21 @@ final class PolicyModel: ObservableModel, LoadableSupport, ProcessSupport {
     #expect(model.results != .loaded(1) && model.results != .loaded(2))
   }
 
+  @Test func aJoiningCallEndsWhenTheWrapperItJoinedGoesAway() async {
+    var state: Loadable<Int>? = Loadable<Int>()
+    let gate = Gate()
+    let first: Task<Void, Never> = state!.projectedValue.load(options: join) {
+      await gate.wait()
+      return 1
+    }
+    let joining: Task<Void, Never> = state!.projectedValue.load(options: join) { 2 }
+    state = nil  // the storage's deinit cancels the load
+    await joining.value  // returns although the first block still waits on its gate
+    #expect(gate.waiting == 1)
+    gate.open()
+    await first.value
+  }
+
   @Test func aCallWithoutJoinSupersedes() async {
     let model = PolicyModel()
     let gate = Gate()

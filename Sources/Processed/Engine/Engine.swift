@@ -74,10 +74,10 @@ extension StateHost {
   func startShaped(
     _ plan: LoadPlan<State>, _ options: LoadOptions, silently: Bool, priority: TaskPriority?, currentState: State?
   ) -> Task<Void, Never> {
-    if options.overlap == .joinRunning, tracker.isRunning, let running = tracker.task {
+    if options.overlap == .joinRunning, tracker.isRunning {
       let ended = FirstSignal<Bool>()
       tracker.joiners.append(ended)
-      return Task(priority: priority) { await LoadJoin.wait(for: running, ended: ended) }
+      return Task(priority: priority) { await LoadJoin.wait(until: ended) }
     }
     guard let debounce = options.debounce, let delay = debounceDelay(debounce, on: options.clock) else {
       return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)

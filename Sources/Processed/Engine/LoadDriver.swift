@@ -219,21 +219,16 @@ extension LoadPhases.Next {
 /// starting one.
 @usableFromInline
 enum LoadJoin {
-  /// Returns when the load in progress ends — its host forgets it (it finished, or was cancelled, reset or
-  /// superseded: `ended` is signalled), or its task ends (its host went away) — or at once when the calling task is
-  /// cancelled. Cancelling a joining call never cancels the load it joined.
+  /// Returns when the load in progress ends — its host's tracker forgets it, on every path (it finished; it was
+  /// cancelled, reset, overwritten or superseded; its wrapper storage went away), and signals `ended` — or at once
+  /// when the calling task is cancelled. Cancelling a joining call never cancels the load it joined.
   @usableFromInline
-  static func wait(for running: Task<Void, Never>, ended: FirstSignal<Bool>) async {
-    let watcher = Task.detached {
-      await running.value
-      ended.signal(true)
-    }
+  static func wait(until ended: FirstSignal<Bool>) async {
     await withTaskCancellationHandler {
       _ = await ended.wait()
     } onCancel: {
       ended.signal(false)
     }
-    watcher.cancel()
   }
 }
 

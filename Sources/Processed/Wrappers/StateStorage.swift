@@ -38,7 +38,8 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   }
 
   deinit {
-    tracker.task?.cancel()
+    // Forgetting the load also ends the calls that joined it (`.joinRunning`).
+    tracker.clear()?.cancel()
     ownSlot?.close()
   }
 
@@ -46,13 +47,7 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   /// time; out of line, each access to the storage's properties would pay a dynamic check.
   @inlinable @inline(__always)
   func store(_ state: State) {
-    if State.keepsLastValue {
-      if state.isResetState {
-        lastValueState = nil
-      } else if currentState.holdsValue, !state.holdsValue {
-        lastValueState = currentState
-      }
-    }
+    State.keepLastValue(&lastValueState, replacing: currentState, with: state)
     switch (ownObservers, modelLink) {
     case (nil, nil):
       currentState = state
