@@ -83,9 +83,7 @@ extension StateHost {
   /// Registers an observer of the activity.
   @usableFromInline
   func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
-    let record = makeActivityRecord()
-    record.publish(isRunning: tracker.isRunning)
-    return record.observe(\.published, onChange)
+    makeActivityRecord().observe(isRunning: tracker.isRunning, onChange)
   }
 }
 
@@ -101,6 +99,13 @@ extension ActivityRecord {
   func publish(isRunning: Bool) {
     let now = activity(isRunning: isRunning)
     if now != published { published = now }
+  }
+
+  /// Registers an observer of the activity, after bringing what was last delivered up to date (so that its first
+  /// call is a real change).
+  func observe(isRunning: Bool, _ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
+    publish(isRunning: isRunning)
+    return observe(\.published, onChange)
   }
 }
 

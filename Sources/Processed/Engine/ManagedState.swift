@@ -24,6 +24,21 @@ protocol ManagedState {
   var holdsValue: Bool { get }
 }
 
+extension ManagedState {
+  /// Keeps `kept` — the last state that held a value, while the state holds none (``LoadableController/lastValue``)
+  /// — up to date as `old` is replaced by `new`: a reset forgets it, and a state that held a value is kept when it is
+  /// replaced by one that holds none. Writes `kept` only when it changes.
+  @inlinable @inline(__always)
+  static func keepLastValue(_ kept: inout Self?, replacing old: Self, with new: Self) {
+    guard keepsLastValue else { return }
+    if new.isResetState {
+      if kept != nil { kept = nil }
+    } else if old.holdsValue, !new.holdsValue {
+      kept = old
+    }
+  }
+}
+
 extension LoadableState: ManagedState {
   @usableFromInline typealias LoadedValue = Value
   // `loaded(_:)` is the enum case itself.

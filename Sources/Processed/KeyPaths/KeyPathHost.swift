@@ -258,11 +258,9 @@ final class KeyPathStateExtras {
 
   @inlinable
   func rememberValue<State: ManagedState>(replacing old: State, with new: State) {
-    if new.isResetState {
-      lastValueState = nil
-    } else if old.holdsValue, !new.holdsValue {
-      lastValueState = old
-    }
+    var kept = lastValueState as? State
+    State.keepLastValue(&kept, replacing: old, with: new)
+    lastValueState = kept
   }
 
   @usableFromInline static var table: [KeyPathHostKey: KeyPathStateExtras] = [:]

@@ -49,24 +49,26 @@ enum KeyPathTargetEnded {
   static let task = Task<Void, Never> {}
 }
 
-/// The key path `keyPath` of `model`.
+/// The key path `keyPath` of `model`. Every operation whose model is gone falls back to the base class's.
 @usableFromInline @MainActor
 final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: KeyPathTarget<State> {
   @usableFromInline weak var model: Model?
   @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
+  /// What the library keeps about this state beyond its running load (see ``KeyPathStateExtras``): made with the
+  /// controller, so that from now on the state's activity and last value are kept.
+  let extras: KeyPathStateExtras
 
   @usableFromInline
   init(model: Model, keyPath: ReferenceWritableKeyPath<Model, State>) {
     self.model = model
     self.keyPath = keyPath
+    extras = KeyPathStateExtras.make(for: model, KeyPathHostKey(model, keyPath))
     super.init()
-    // From now on the library keeps this state's activity and last value beside it (see `KeyPathStateExtras`).
-    let extras = KeyPathStateExtras.make(for: model, KeyPathHostKey(model, keyPath))
     KeyPathHost.running(model, keyPath)?.extras = extras
   }
 
   @usableFromInline override var currentState: State {
-    guard let model else { return State.resetState }
+    guard let model else { return super.currentState }
     return model[keyPath: keyPath]
   }
 
@@ -74,7 +76,9 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
   override func start(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?, refreshing: Bool
   ) -> Task<Void, Never> {
-    guard let model else { return KeyPathTargetEnded.task }
+    guard let model else {
+      return super.start(plan, silently: silently, options: options, priority: priority, refreshing: refreshing)
+    }
     return KeyPathHost.start(
       model, keyPath, plan, silently: silently, options: options, priority: priority, refreshing: refreshing)
   }
@@ -83,7 +87,9 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
   override func startAwaited(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, refreshing: Bool
   ) -> AwaitedLoad {
-    guard let model else { return AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false) }
+    guard let model else {
+      return super.startAwaited(plan, silently: silently, options: options, refreshing: refreshing)
+    }
     return KeyPathHost.startAwaited(
       model, keyPath, plan, silently: silently, options: options, refreshing: refreshing)
   }
@@ -99,19 +105,18 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
   }
 
   /// On an ``ObservableModel``: exactly `model.observe(keyPath)`. On another class: the changes the library writes
-  /// (its loads, cancel and reset), through a registry kept beside the state.
+  /// (its loads, cancel and reset), through a slot kept beside the state.
   @usableFromInline
   override func observe(_ onChange: @escaping @MainActor (State) -> Void) -> ObservationToken {
-    guard let model else { return ObservationToken.inert }
-    let link = link(of: model)
-    let token = link.addObserver(onChange)
+    guard let model else { return super.observe(onChange) }
+    let token = link(of: model).addObserver(onChange)
     if model is any ObservableModel { _ = model[keyPath: keyPath] }  // links a wrapper-backed property
     return token
   }
 
   @usableFromInline
   override func states() -> AsyncStream<State> {
-    guard let model else { return AsyncStream { $0.finish() } }
+    guard let model else { return super.states() }
     let (stream, continuation) = AsyncStream<State>.makeStream()
     continuation.yield(model[keyPath: keyPath])
     let token = link(of: model).addObserver(onRegistryEnd: { continuation.finish() }) { (state: State) in
@@ -122,42 +127,33 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     return stream
   }
 
-  /// The slot the state's changes are delivered through: the model's registry, or the registry kept beside the
-  /// state for a class that has none.
+  /// The slot the state's changes are delivered through: the model's registry's, or the one kept beside the state
+  /// for a class that has no registry (a running load's host is pointed at it, so that its writes reach it).
   private func link(of model: Model) -> SlotLink {
     if let link = SlotLink.resolve(model, keyPath: keyPath) { return link }
-    let extras = KeyPathStateExtras.make(for: model, KeyPathHostKey(model, keyPath))
     let link = extras.ownLink(of: State.self)
     if let host = KeyPathHost.running(model, keyPath), host.link == nil {
       host.link = link
-      host.extras = extras
     }
     return link
   }
 
   @usableFromInline override var activity: LoadActivity {
-    guard let model else { return LoadActivity() }
-    if let storage = WrapperLookup.read(model, keyPath).storage { return storage.activity }
+    guard let model else { return super.activity }
     if let host = KeyPathHost.running(model, keyPath) { return host.activity }
-    let record = KeyPathStateExtras.existing(for: model, KeyPathHostKey(model, keyPath))?.activityRecord
-    return record?.activity(isRunning: false) ?? LoadActivity()
+    return extras.activityRecord?.activity(isRunning: false) ?? super.activity
   }
 
   @usableFromInline
   override func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
-    guard let model else { return ObservationToken.inert }
-    if let storage = WrapperLookup.read(model, keyPath).storage { return storage.observeActivity(onChange) }
+    guard let model else { return super.observeActivity(onChange) }
     if let host = KeyPathHost.running(model, keyPath) { return host.observeActivity(onChange) }
-    let extras = KeyPathStateExtras.make(for: model, KeyPathHostKey(model, keyPath))
     let record = extras.activityRecord ?? ActivityRecord(published: LoadActivity())
     extras.activityRecord = record
-    record.publish(isRunning: false)
-    return record.observe(\.published, onChange)
+    return record.observe(isRunning: false, onChange)
   }
 
   @usableFromInline override var lastValueState: State? {
-    guard let model else { return nil }
-    if let storage = WrapperLookup.read(model, keyPath).storage { return storage.lastValueState }
-    return KeyPathStateExtras.existing(for: model, KeyPathHostKey(model, keyPath))?.lastValueState as? State
+    model == nil ? nil : extras.lastValueState as? State
   }
 }
