@@ -189,17 +189,12 @@ private struct PermitQueue {
     compactIfNeeded()
   }
 
+  /// Drops the entries before `head` and the cancelled ones once they make up most of the array (and it is not tiny),
+  /// so both leaving the queue and taking its head stay O(1) amortized.
   private mutating func compactIfNeeded() {
-    let entries = waiters.count - head
-    if entries == 0 {
-      waiters.removeAll(keepingCapacity: waiters.count <= 64)
-      head = 0
-    } else if entries > 32, waiting < entries / 2 {
-      waiters = waiters[head...].filter { $0.status == .queued }
-      head = 0
-    } else if head > 32, head > waiters.count / 2 {
-      waiters.removeFirst(head)
-      head = 0
-    }
+    let dead = head + (waiters.count - head - waiting)
+    guard dead > 32, dead * 2 > waiters.count else { return }
+    waiters = waiters[head...].filter { $0.status == .queued }
+    head = 0
   }
 }
