@@ -323,6 +323,42 @@ struct CancellationLikeFailure: Error, Equatable {}
     #expect(clock.sleeperCount == 0)
   }
 
+  /// SPEC: interrupts count from the moment the first attempt starts (not from the call: a debounce comes first)
+  /// and span all attempts (a retry does not restart them).
+  @Test func interruptsCountFromTheFirstAttemptAndSpanAllAttempts() async throws {
+    let clock = TestClock()
+    let state = Loadable<Int>()
+    let gate = Gate()
+    var fired: [Duration] = []
+    var attempts = 0
+    let options = LoadOptions(
+      retry: .constant(.seconds(1), maxRetries: 1), debounce: .trailing(.seconds(5)), clock: clock)
+    let task: Task<Void, Never> = state.projectedValue.load(
+      options: options, interrupts: [.seconds(1), .seconds(1)]
+    ) {
+      attempts += 1
+      if attempts == 1 { throw CancellationLikeFailure() }
+      await gate.wait()
+      return 2
+    } onInterrupt: {
+      fired.append($0)
+    }
+    try await clock.waitForSleepers(1)  // the debounce only: no interrupt counts yet
+    clock.advance(by: .seconds(5))
+    try await clock.waitForSleepers(2)  // the first interrupt and the retry delay
+    #expect(fired.isEmpty)
+    clock.advance(by: .seconds(1))
+    await eventually { fired.count == 1 && gate.waiting == 1 }
+    try await clock.waitForSleepers(1)  // the second interrupt, during the second attempt
+    clock.advance(by: .seconds(1))
+    await eventually { fired.count == 2 }
+    #expect(fired == [.seconds(1), .seconds(2)])
+    gate.open()
+    await task.value
+    #expect(state.wrappedValue == .loaded(2))
+    #expect(clock.sleeperCount == 0)
+  }
+
   @Test func aRetriedAttemptThatFinishesInTimeWins() async throws {
     let clock = TestClock()
     let state = Loadable<Int>()
