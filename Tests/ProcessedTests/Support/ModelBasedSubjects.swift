@@ -238,6 +238,22 @@ struct MBOwnObservers<State> {
   let wrapperFace: any MBFace<State>
 }
 
+/// Which face drives the next operation of a key-path subject: the wrapper's `$value` on every other operation when
+/// the property is a wrapper, else the controller (`model.loadables.value`, `model.processes.action`) on every third,
+/// else the key-path call — so that one run mixes every face of one state.
+struct MBFaceTurns {
+  enum Face { case wrapper, controller, keyPath }
+  private var turn = 0
+  private var controllerTurns = 0
+
+  mutating func next(hasWrapper: Bool) -> Face {
+    turn += 1
+    if hasWrapper, turn % 2 == 0 { return .wrapper }
+    controllerTurns += 1
+    return controllerTurns % 3 == 0 ? .controller : .keyPath
+  }
+}
+
 /// The operations of a subject that drive its load (so that another subject can lend them).
 @MainActor
 protocol MBFace<State>: AnyObject {
@@ -292,18 +308,15 @@ final class MBLoadableKeyPathSubject<Model: ObservableModel & LoadableSupport>: 
   var isTracking: Bool { engineTracksLoad(model, keyPath) }
   var hostEntries: Int { mbHostEntries(of: model) }
 
-  /// Counts the operations that drive the load, to take turns between the faces (see ``MBOwnObservers``).
-  private var turn = 0
-
-  /// The wrapper face, on every other turn, when the property is a wrapper.
-  private func wrapperTurn() -> (any MBFace<State>)? {
-    turn += 1
-    return turn % 2 == 0 ? own?.wrapperFace : nil
-  }
+  /// Takes turns between the faces that drive the load (see ``MBFaceTurns``).
+  private var turns = MBFaceTurns()
 
   func start(_ request: MBRequest<State>) -> Task<Void, Never> {
-    if let face = wrapperTurn() { return face.start(request) }
-    if controllerTurn() { return mbStart(request, on: model.loadables[dynamicMember: keyPath]) }
+    switch turns.next(hasWrapper: own != nil) {
+    case .wrapper: return own!.wrapperFace.start(request)
+    case .controller: return mbStart(request, on: model.loadables[dynamicMember: keyPath])
+    case .keyPath: break
+    }
     let silently = request.silently
     if request.refresh {
       if request.isAsync {
@@ -344,30 +357,19 @@ final class MBLoadableKeyPathSubject<Model: ObservableModel & LoadableSupport>: 
   }
 
   func cancel() {
-    if let face = wrapperTurn() {
-      face.cancel()
-    } else if controllerTurn() {
-      model.loadables[dynamicMember: keyPath].cancel()
-    } else {
-      model.cancel(keyPath)
+    switch turns.next(hasWrapper: own != nil) {
+    case .wrapper: own!.wrapperFace.cancel()
+    case .controller: model.loadables[dynamicMember: keyPath].cancel()
+    case .keyPath: model.cancel(keyPath)
     }
   }
 
   func reset() {
-    if let face = wrapperTurn() {
-      face.reset()
-    } else if controllerTurn() {
-      model.loadables[dynamicMember: keyPath].reset()
-    } else {
-      model.reset(keyPath)
+    switch turns.next(hasWrapper: own != nil) {
+    case .wrapper: own!.wrapperFace.reset()
+    case .controller: model.loadables[dynamicMember: keyPath].reset()
+    case .keyPath: model.reset(keyPath)
     }
-  }
-
-  /// The controller face (`model.loadables.value`) on every third turn that is not the wrapper's.
-  private var controllerTurns = 0
-  private func controllerTurn() -> Bool {
-    controllerTurns += 1
-    return controllerTurns % 3 == 0
   }
 
   func write(_ state: State, endingLoad: Bool) {
@@ -424,18 +426,15 @@ final class MBProcessKeyPathSubject<Model: ObservableModel & ProcessSupport>: MB
   var isTracking: Bool { engineTracksLoad(model, keyPath) }
   var hostEntries: Int { mbHostEntries(of: model) }
 
-  /// Counts the operations that drive the load, to take turns between the faces (see ``MBOwnObservers``).
-  private var turn = 0
-
-  /// The wrapper face, on every other turn, when the property is a wrapper.
-  private func wrapperTurn() -> (any MBFace<State>)? {
-    turn += 1
-    return turn % 2 == 0 ? own?.wrapperFace : nil
-  }
+  /// Takes turns between the faces that drive the load (see ``MBFaceTurns``).
+  private var turns = MBFaceTurns()
 
   func start(_ request: MBRequest<State>) -> Task<Void, Never> {
-    if let face = wrapperTurn() { return face.start(request) }
-    if controllerTurn() { return mbRun(request, on: model.processes[dynamicMember: keyPath]) }
+    switch turns.next(hasWrapper: own != nil) {
+    case .wrapper: return own!.wrapperFace.start(request)
+    case .controller: return mbRun(request, on: model.processes[dynamicMember: keyPath])
+    case .keyPath: break
+    }
     let silently = request.silently
     let kind = request.kind
     let block: @MainActor @Sendable () async throws -> Void = { _ = try await request.returning() }
@@ -458,30 +457,19 @@ final class MBProcessKeyPathSubject<Model: ObservableModel & ProcessSupport>: MB
   }
 
   func cancel() {
-    if let face = wrapperTurn() {
-      face.cancel()
-    } else if controllerTurn() {
-      model.processes[dynamicMember: keyPath].cancel()
-    } else {
-      model.cancel(keyPath)
+    switch turns.next(hasWrapper: own != nil) {
+    case .wrapper: own!.wrapperFace.cancel()
+    case .controller: model.processes[dynamicMember: keyPath].cancel()
+    case .keyPath: model.cancel(keyPath)
     }
   }
 
   func reset() {
-    if let face = wrapperTurn() {
-      face.reset()
-    } else if controllerTurn() {
-      model.processes[dynamicMember: keyPath].reset()
-    } else {
-      model.reset(keyPath)
+    switch turns.next(hasWrapper: own != nil) {
+    case .wrapper: own!.wrapperFace.reset()
+    case .controller: model.processes[dynamicMember: keyPath].reset()
+    case .keyPath: model.reset(keyPath)
     }
-  }
-
-  /// The controller face (`model.processes.action`) on every third turn that is not the wrapper's.
-  private var controllerTurns = 0
-  private func controllerTurn() -> Bool {
-    controllerTurns += 1
-    return controllerTurns % 3 == 0
   }
 
   func write(_ state: State, endingLoad: Bool) {
