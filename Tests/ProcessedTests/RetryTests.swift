@@ -107,8 +107,10 @@ extension MBRandom: RandomNumberGenerator {}
     var phases = LoadPhases(retry: .constant(.seconds(1), maxRetries: 1), usesLimiter: true)
     var generator = MBRandom(seed: 6)
     var steps: [String] = []
+    var activities: [LoadActivity.Phase] = []
     var next: Next = phases.begin(debounce: .milliseconds(300))
     while true {
+      activities.append(phases.activity)
       switch next {
       case .debounce(let delay):
         steps.append("debounce \(delay)")
@@ -138,6 +140,13 @@ extension MBRandom: RandomNumberGenerator {}
       steps == [
         "debounce 0.3 seconds", "start state", "permit", "attempt 1", "retry after 1.0 seconds", "permit", "attempt 2",
       ])
+    #expect(
+      activities == [
+        .debouncing, .debouncing, .waiting, .running(attempt: 1), .retrying(attempt: 2), .waiting, .running(attempt: 2),
+      ])
+    #expect(LoadPhases.firstActivity(debounce: nil, usesLimiter: true) == .waiting)
+    #expect(LoadPhases.firstActivity(debounce: .seconds(1), usesLimiter: true) == .debouncing)
+    #expect(LoadPhases.firstActivity(debounce: nil, usesLimiter: false) == .running(attempt: 1))
     #expect(phases.phase == .ended)
   }
 

@@ -23,14 +23,12 @@ extension StateHost {
       var generator = SystemRandomNumberGenerator()
       while true {
         switch next {
-        case .attempt(let attempt):
-          enter(.running(attempt: attempt), id: id, host: host)
+        case .attempt:
+          enter(phases.activity, id: id, host: host)
           var thrown: (any Error)?
           let outcome = await runAttempt(plan, id: id, host: host, holding: options?.limiter, thrown: &thrown)
           next = phases.attemptEnded(outcome, thrown: thrown, using: &generator)
-          if case .waitingToRetry(let attempt) = phases.phase {
-            enter(.retrying(attempt: attempt), keeping: thrown, id: id, host: host)
-          }
+          if case .retry = next { enter(phases.activity, keeping: thrown, id: id, host: host) }
         case .end(let outcome):
           return outcome
         default:
@@ -66,7 +64,7 @@ extension StateHost {
       guard let limiter = plan.settings?.options.limiter else {
         preconditionFailure("Processed: a load without a limiter waited for a permit")
       }
-      enter(.waiting, id: id, host: host)
+      enter(phases.activity, id: id, host: host)
       guard await limiter.acquire() else { break }
       guard let current = host.object, current.mayWrite(id) else {
         limiter.release()

@@ -132,6 +132,27 @@ struct LoadPhases: Sendable {
     return beginAttempt(attempt)
   }
 
+  /// The phase as ``LoadActivity`` reports it: the one mapping from the engine's phases to the public ones.
+  @usableFromInline
+  var activity: LoadActivity.Phase {
+    switch phase {
+    case .debouncing, .starting: .debouncing
+    case .waitingForPermit: .waiting
+    case .attempting(let attempt): .running(attempt: attempt)
+    case .waitingToRetry(let attempt): .retrying(attempt: attempt)
+    case .ended: .idle
+    }
+  }
+
+  /// The activity phase a load starts in, reported when it is called: `.debouncing`, `.waiting` for a permit, or
+  /// `.running(attempt: 1)`.
+  @usableFromInline
+  static func firstActivity(debounce: Duration?, usesLimiter: Bool) -> LoadActivity.Phase {
+    var phases = LoadPhases(retry: .never, usesLimiter: usesLimiter)
+    let _: Next<Never> = phases.begin(debounce: debounce)
+    return phases.activity
+  }
+
   /// The load stopped from outside (superseded, cancelled, reset, its owner gone).
   @usableFromInline
   mutating func stopped() {

@@ -42,12 +42,12 @@ struct LoadPlan<State: ManagedState> {
     self.work = work
   }
 
-  /// The phase the load's activity starts in, when it is not "running the first attempt".
+  /// The phase the load's activity starts in, when it is not "running the first attempt" (see
+  /// ``LoadPhases/firstActivity(debounce:usesLimiter:)``).
   @inlinable
   var initialPhase: LoadActivity.Phase? {
-    if debounce != nil { return .debouncing }
-    if settings?.options.limiter != nil { return .waiting }
-    return nil
+    guard debounce != nil || settings?.options.limiter != nil else { return nil }
+    return LoadPhases.firstActivity(debounce: debounce, usesLimiter: settings?.options.limiter != nil)
   }
 
   /// The state an ordinary error thrown by the block or `onInterrupt` writes.
