@@ -13,6 +13,8 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   // checks are skipped (`@exclusivity(unchecked)`), as in `StateStorage`; so are those of the main-actor tables below.
   @usableFromInline let model: Model
   @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
+  /// Reads and writes the state (see ``KeyPathAccess``).
+  @usableFromInline let access: KeyPathAccess<Model, State>
   @usableFromInline @exclusivity(unchecked) var tracker = LoadTracker()
   /// Key-path states have no declaration options.
   @inlinable var declaredSettings: LoadSettings? { nil }
@@ -28,11 +30,15 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   let anchor: ObserverSlot?
 
   @usableFromInline
-  init(model: Model, keyPath: ReferenceWritableKeyPath<Model, State>, key: KeyPathHostKey) {
+  init(
+    model: Model, keyPath: ReferenceWritableKeyPath<Model, State>, key: KeyPathHostKey,
+    access: KeyPathAccess<Model, State>
+  ) {
     self.model = model
     self.keyPath = keyPath
+    self.access = access
     self.key = key
-    let modelLink = SlotLink.resolve(model, keyPath: keyPath)
+    let modelLink = KeyPathHostKey.resolveLink(model, keyPath)
     anchor = modelLink?.anchor
     extras = KeyPathStateExtras.existing(for: model, key)
     link = modelLink ?? extras?.ownLink
@@ -43,7 +49,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   }
 
   @inlinable
-  var currentState: State { model[keyPath: keyPath] }
+  var currentState: State { access.read(model) }
 
   /// What outlives this host about its state (see ``KeyPathStateExtras``), once there is any.
   @usableFromInline @exclusivity(unchecked) var extras: KeyPathStateExtras?
@@ -72,28 +78,20 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   func store(_ state: State) {
     if State.keepsLastValue, let extras { extras.rememberValue(replacing: currentState, with: state) }
     if let link {
-      link.keyPathWrite(value: state, readBack: { model[keyPath: keyPath] }) {
-        model[keyPath: keyPath] = state
+      link.keyPathWrite(value: state, readBack: { access.read(model) }) {
+        access.write(model, state)
       }
     } else {
-      model[keyPath: keyPath] = state
+      access.write(model, state)
     }
   }
 
   @inlinable
   func loadDidEnd() {
-    if KeyPathHostKey.table[key] === self {
-      KeyPathHostKey.table[key] = nil
-    }
-    if KeyPathHostKey.lastHost === self {
-      KeyPathHostKey.forgetLastUsed()
-    }
+    KeyPathHostKey.forget(self, key)
   }
 
   /// The host of the running load at `keyPath` of `model`, if any.
-  ///
-  /// Loads issued back to back on one property find their host by identity (the same instance and the same key
-  /// path object as the last lookup), without hashing the key path.
   @inlinable
   static func running(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost? {
     if KeyPathHostKey.lastKeyPath == ObjectIdentifier(keyPath), KeyPathHostKey.lastInstance == ObjectIdentifier(model),
@@ -102,19 +100,18 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
       // The same key path object means the same root and value types, so the host is of this type.
       return unsafeDowncast(host, to: KeyPathHost.self)
     }
-    guard let host = KeyPathHostKey.table[KeyPathHostKey(model, keyPath)] as? KeyPathHost else { return nil }
-    KeyPathHostKey.remember(host, for: model, keyPath)
-    return host
+    return KeyPathHostKey.runningHost(for: KeyPathHostKey(model, keyPath)) as? KeyPathHost
   }
 
-  /// The host of the running load, or a new one registered in the table (to start a load).
+  /// The host of the running load, or a new one registered as running (to start a load).
   @inlinable
-  static func forLoad(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost {
+  static func forLoad(
+    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ access: KeyPathAccess<Model, State>
+  ) -> KeyPathHost {
     if let host = running(model, keyPath) { return host }
     let key = KeyPathHostKey(model, keyPath)
-    let host = KeyPathHost(model: model, keyPath: keyPath, key: key)
-    KeyPathHostKey.table[key] = host
-    KeyPathHostKey.remember(host, for: model, keyPath)
+    let host = KeyPathHost(model: model, keyPath: keyPath, key: key, access: access)
+    KeyPathHostKey.register(host, key)
     return host
   }
 
@@ -135,7 +132,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
       return storage.start(
         plan, silently: silently, options: options, priority: priority, currentState: current, refreshing: refreshing)
     }
-    return forLoad(model, keyPath).start(
+    return forLoad(model, keyPath, KeyPathAccess(keyPath)).start(
       plan, silently: silently, options: options, priority: priority, currentState: current, refreshing: refreshing)
   }
 
@@ -150,7 +147,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
       return storage.startAwaited(
         plan, silently: silently, options: options, currentState: current, refreshing: refreshing)
     }
-    return forLoad(model, keyPath).startAwaited(
+    return forLoad(model, keyPath, KeyPathAccess(keyPath)).startAwaited(
       plan, silently: silently, options: options, currentState: current, refreshing: refreshing)
   }
 
@@ -171,9 +168,31 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
       storage.resetState()
     } else {
       // The host of the running load, or a detached one (not in the table) for a one-off reset.
-      (running(model, keyPath) ?? KeyPathHost(model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath)))
-        .resetState()
+      let host =
+        running(model, keyPath)
+        ?? KeyPathHost(
+          model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath), access: KeyPathAccess(keyPath))
+      host.resetState()
     }
+  }
+}
+
+/// How a key-path host reads and writes its state: two closures made from the key path where the caller's
+/// key-path literal is in view.
+///
+/// Made in code that is inlined into the caller (`KeyPathHost.start`), the closures capture the literal, and the
+/// optimizer specializes them on it (capture propagation): each becomes a plain property access with no context to
+/// allocate, instead of a call into the key-path runtime, which allocates and looks up metadata on every write. For
+/// a key path that is not a literal at the call they apply it at run time, as `model[keyPath:]` would.
+@usableFromInline
+struct KeyPathAccess<Model: AnyObject, State> {
+  @usableFromInline let read: (Model) -> State
+  @usableFromInline let write: (Model, State) -> Void
+
+  @inlinable @inline(__always)
+  init(_ keyPath: ReferenceWritableKeyPath<Model, State>) {
+    read = { $0[keyPath: keyPath] }
+    write = { $0[keyPath: keyPath] = $1 }
   }
 }
 
@@ -189,32 +208,81 @@ struct KeyPathHostKey: Hashable {
     self.keyPath = keyPath
   }
 
-  /// The hosts of every running key-path load. Empty when no key-path load runs.
-  @usableFromInline @MainActor @exclusivity(unchecked) static var table: [KeyPathHostKey: AnyObject] = [:]
+  // The hosts of running key-path loads: the last one started in `lastHost`, found by the identities of its
+  // instance and key path object without hashing (a property loaded again and again never touches the table), and
+  // every other one in `table`. A host is in one of the two, never both; both are empty when no key-path load runs.
 
-  /// The host the last lookup found; always a host that is in `table` (a host leaving the table clears it).
+  /// The running hosts other than `lastHost`.
+  @usableFromInline @MainActor @exclusivity(unchecked) static var table: [KeyPathHostKey: AnyObject] = [:]
+  /// The host of the last load started on a state that had none running; not in `table`.
   @usableFromInline @MainActor @exclusivity(unchecked) static var lastHost: AnyObject?
-  /// The identities of the instance and key path object `lastHost` was looked up by, compared without reference
-  /// counting. The host holds the instance, and `lastKeyPathObject` the key path, so neither identity is reused
-  /// while they are remembered.
+  /// The key of `lastHost`; it holds the key path object, so the identities below are not reused meanwhile.
+  @MainActor @exclusivity(unchecked) static var lastKey: KeyPathHostKey?
+  /// The identities of `lastHost`'s instance and key path object, compared without reference counting. The host
+  /// holds its instance, and `lastKey` the key path object.
   @usableFromInline @MainActor @exclusivity(unchecked) static var lastInstance: ObjectIdentifier?
   @usableFromInline @MainActor @exclusivity(unchecked) static var lastKeyPath: ObjectIdentifier?
-  @MainActor @exclusivity(unchecked) static var lastKeyPathObject: AnyKeyPath?
 
+  /// The running host for `key`, looked up by equality (another key path object may equal the host's).
   @usableFromInline @MainActor
-  static func remember(_ host: AnyObject, for instance: AnyObject, _ keyPath: AnyKeyPath) {
-    lastHost = host
-    lastInstance = ObjectIdentifier(instance)
-    lastKeyPath = ObjectIdentifier(keyPath)
-    lastKeyPathObject = keyPath
+  static func runningHost(for key: KeyPathHostKey) -> AnyObject? {
+    if let lastHost, lastKey == key { return lastHost }
+    return table.isEmpty ? nil : table[key]
   }
 
+  /// Every running host's key (for tests and diagnostics).
+  @MainActor
+  static var runningKeys: [KeyPathHostKey] {
+    Array(table.keys) + (lastKey.map { [$0] } ?? [])
+  }
+
+  /// Records `host` as running for `key`; the previous `lastHost` moves to the table.
   @usableFromInline @MainActor
-  static func forgetLastUsed() {
-    lastHost = nil
-    lastInstance = nil
-    lastKeyPath = nil
-    lastKeyPathObject = nil
+  static func register(_ host: AnyObject, _ key: KeyPathHostKey) {
+    if let previous = lastHost, let previousKey = lastKey { table[previousKey] = previous }
+    lastHost = host
+    lastKey = key
+    lastInstance = key.instance
+    lastKeyPath = ObjectIdentifier(key.keyPath)
+  }
+
+  /// Forgets `host` (its load ended), if it is still the running host for `key`.
+  @usableFromInline @MainActor
+  static func forget(_ host: AnyObject, _ key: KeyPathHostKey) {
+    if lastHost === host {
+      lastHost = nil
+      lastKey = nil
+      lastInstance = nil
+      lastKeyPath = nil
+    } else if !table.isEmpty, table[key] === host {
+      table[key] = nil
+    }
+  }
+
+  // The slot link of the last host made, kept after its load ends, so that loading the same state again resolves
+  // neither the model's conformance to `ObservableModel` nor its registry's slot. `parkedModel` is `unowned`: it
+  // never keeps the model alive, but it keeps the model's memory from being freed (an unowned reference does), so
+  // no other object can have `parkedInstance` as its identity while it is parked — a model with that identity is
+  // the parked model itself. It is never read. (At most one dead model's bare memory is kept, until the next park.)
+  @MainActor static var parkedInstance: ObjectIdentifier?
+  @MainActor static unowned var parkedModel: AnyObject?
+  @MainActor static var parkedKeyPath: AnyKeyPath?
+  /// The model's slot for `parkedKeyPath`; `nil` when the model is not an ``ObservableModel``.
+  @MainActor static var parkedAnchor: ObserverSlot?
+
+  /// The model registry's slot link for `keyPath` of `model`, or `nil` when the model is not an
+  /// ``ObservableModel`` (see ``SlotLink/resolve(_:keyPath:)``).
+  @usableFromInline @MainActor
+  static func resolveLink<Model: AnyObject, Value>(_ model: Model, _ keyPath: KeyPath<Model, Value>) -> SlotLink? {
+    if parkedInstance == ObjectIdentifier(model), parkedKeyPath === keyPath {
+      return parkedAnchor.map(SlotLink.init)
+    }
+    let link = SlotLink.resolve(model, keyPath: keyPath)
+    parkedInstance = ObjectIdentifier(model)
+    parkedModel = model
+    parkedKeyPath = keyPath
+    parkedAnchor = link?.anchor
+    return link
   }
 }
 

@@ -66,7 +66,7 @@ extension LoadableSupport {
   /// - Returns: The load's task.
   @MainActor
   @discardableResult
-  @inlinable
+  @inlinable @inline(__always)
   public func refresh<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     options: LoadOptions? = nil,
@@ -89,7 +89,7 @@ extension LoadableSupport {
   ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - block: Returns the loaded value, or throws.
   @MainActor
-  @inlinable
+  @inlinable @inline(__always)
   public func refresh<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     options: LoadOptions? = nil,
@@ -117,7 +117,7 @@ extension LoadableSupport {
   /// - Returns: The load's task. Cancelling it cancels the load.
   @MainActor
   @discardableResult
-  @inlinable
+  @inlinable @inline(__always)
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -146,7 +146,7 @@ extension LoadableSupport {
   /// - Returns: The load's task.
   @MainActor
   @discardableResult
-  @inlinable
+  @inlinable @inline(__always)
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -179,7 +179,7 @@ extension LoadableSupport {
   /// - Returns: The load's task.
   @MainActor
   @discardableResult
-  @inlinable
+  @inlinable @inline(__always)
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -216,7 +216,7 @@ extension LoadableSupport {
   /// - Returns: The load's task.
   @MainActor
   @discardableResult
-  @inlinable
+  @inlinable @inline(__always)
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -247,7 +247,7 @@ extension LoadableSupport {
   ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - block: Returns the loaded value, or throws.
   @MainActor
-  @inlinable
+  @inlinable @inline(__always)
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -269,7 +269,7 @@ extension LoadableSupport {
   ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - block: Writes states with `yield`, or throws.
   @MainActor
-  @inlinable
+  @inlinable @inline(__always)
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -297,7 +297,7 @@ extension LoadableSupport {
   ///   - block: Returns the loaded value, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   @MainActor
-  @inlinable
+  @inlinable @inline(__always)
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
@@ -330,7 +330,7 @@ extension LoadableSupport {
   ///   - block: Writes states with `yield`, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   @MainActor
-  @inlinable
+  @inlinable @inline(__always)
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,

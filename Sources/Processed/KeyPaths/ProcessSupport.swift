@@ -49,7 +49,7 @@ extension ProcessSupport {
   /// - Returns: The run's task.
   @MainActor
   @discardableResult
-  @inlinable
+  @inlinable @inline(__always)
   public func run<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
@@ -83,7 +83,7 @@ extension ProcessSupport {
   /// - Returns: The run's task.
   @MainActor
   @discardableResult
-  @inlinable
+  @inlinable @inline(__always)
   public func run<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
@@ -115,7 +115,7 @@ extension ProcessSupport {
   /// - Returns: The run's task.
   @MainActor
   @discardableResult
-  @inlinable
+  @inlinable @inline(__always)
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
@@ -147,7 +147,7 @@ extension ProcessSupport {
   /// - Returns: The run's task.
   @MainActor
   @discardableResult
-  @inlinable
+  @inlinable @inline(__always)
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
@@ -179,7 +179,7 @@ extension ProcessSupport {
   ///   - options: The run's options; `nil`: `.default`, or a `@Process` property's declaration options.
   ///   - block: The work.
   @MainActor
-  @inlinable
+  @inlinable @inline(__always)
   public func run<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
@@ -209,7 +209,7 @@ extension ProcessSupport {
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   @MainActor
-  @inlinable
+  @inlinable @inline(__always)
   public func run<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
@@ -236,7 +236,7 @@ extension ProcessSupport {
   ///   - options: The run's options; `nil`: `.default`, or a `@Process` property's declaration options.
   ///   - block: The work.
   @MainActor
-  @inlinable
+  @inlinable @inline(__always)
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
@@ -264,7 +264,7 @@ extension ProcessSupport {
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   @MainActor
-  @inlinable
+  @inlinable @inline(__always)
   public func run(
     _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
