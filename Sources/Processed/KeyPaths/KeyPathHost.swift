@@ -124,7 +124,8 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   /// caller's key path literal and reads the state as a plain property instead of through the key-path runtime.
   @inlinable @inline(__always) @discardableResult
   static func start(
-    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool,
+    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ access: KeyPathAccess<Model, State>,
+    _ plan: LoadPlan<State>, silently: Bool,
     options: LoadOptions?, priority: TaskPriority?, refreshing: Bool = false
   ) -> Task<Void, Never> {
     let (current, storage) = WrapperLookup.read(model, keyPath)
@@ -132,14 +133,15 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
       return storage.start(
         plan, silently: silently, options: options, priority: priority, currentState: current, refreshing: refreshing)
     }
-    return forLoad(model, keyPath, KeyPathAccess(keyPath)).start(
+    return forLoad(model, keyPath, access).start(
       plan, silently: silently, options: options, priority: priority, currentState: current, refreshing: refreshing)
   }
 
   /// Starts a load of `keyPath` of `model` for an `async` caller (see `StateHost.startAwaited`).
   @inlinable @inline(__always)
   static func startAwaited(
-    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ plan: LoadPlan<State>, silently: Bool,
+    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ access: KeyPathAccess<Model, State>,
+    _ plan: LoadPlan<State>, silently: Bool,
     options: LoadOptions?, refreshing: Bool = false
   ) -> AwaitedLoad {
     let (current, storage) = WrapperLookup.read(model, keyPath)
@@ -147,7 +149,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
       return storage.startAwaited(
         plan, silently: silently, options: options, currentState: current, refreshing: refreshing)
     }
-    return forLoad(model, keyPath, KeyPathAccess(keyPath)).startAwaited(
+    return forLoad(model, keyPath, access).startAwaited(
       plan, silently: silently, options: options, currentState: current, refreshing: refreshing)
   }
 
@@ -177,22 +179,39 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   }
 }
 
-/// How a key-path host reads and writes its state: two closures made from the key path where the caller's
-/// key-path literal is in view.
+/// How a key-path host reads and writes its state: one closure made from the key path where the caller's key-path
+/// literal is in view.
 ///
-/// Made in code that is inlined into the caller (`KeyPathHost.start`), the closures capture the literal, and the
-/// optimizer specializes them on it (capture propagation): each becomes a plain property access with no context to
-/// allocate, instead of a call into the key-path runtime, which allocates and looks up metadata on every write. For
-/// a key path that is not a literal at the call they apply it at run time, as `model[keyPath:]` would.
+/// The key-path faces take their key path as an autoclosure and evaluate it twice: once for the state's identity
+/// (the host's key), and once for this closure alone. Inlined into the caller, that second evaluation is a literal
+/// whose only user is the closure, which uses it only to read and write the property — so the optimizer specializes
+/// the closure on the literal (capture propagation): it compiles to plain property accesses, with no context to
+/// allocate, instead of calls into the key-path runtime, which looks up metadata and allocates on every write. Given
+/// a key path that is not a literal at the call, the closure applies it at run time, as `model[keyPath:]` would.
 @usableFromInline
 struct KeyPathAccess<Model: AnyObject, State> {
-  @usableFromInline let read: (Model) -> State
-  @usableFromInline let write: (Model, State) -> Void
+  /// Reads the state (`newState == nil`) and returns it, or writes `newState` and returns `nil`. One closure, not
+  /// two: capture propagation needs the literal to have a single user.
+  @usableFromInline let apply: (_ model: Model, _ newState: State?) -> State?
 
   @inlinable @inline(__always)
   init(_ keyPath: ReferenceWritableKeyPath<Model, State>) {
-    read = { $0[keyPath: keyPath] }
-    write = { $0[keyPath: keyPath] = $1 }
+    apply = { model, newState in
+      guard let newState else { return model[keyPath: keyPath] }
+      model[keyPath: keyPath] = newState
+      return nil
+    }
+  }
+
+  @inlinable
+  func read(_ model: Model) -> State {
+    // A read always returns the state.
+    apply(model, nil).unsafelyUnwrapped
+  }
+
+  @inlinable
+  func write(_ model: Model, _ state: State) {
+    _ = apply(model, state)
   }
 }
 

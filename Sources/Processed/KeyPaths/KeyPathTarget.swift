@@ -80,7 +80,8 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
       return super.start(plan, silently: silently, options: options, priority: priority, refreshing: refreshing)
     }
     return KeyPathHost.start(
-      model, keyPath, plan, silently: silently, options: options, priority: priority, refreshing: refreshing)
+      model, keyPath, KeyPathAccess(keyPath), plan, silently: silently, options: options, priority: priority,
+      refreshing: refreshing)
   }
 
   @usableFromInline
@@ -91,7 +92,7 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
       return super.startAwaited(plan, silently: silently, options: options, refreshing: refreshing)
     }
     return KeyPathHost.startAwaited(
-      model, keyPath, plan, silently: silently, options: options, refreshing: refreshing)
+      model, keyPath, KeyPathAccess(keyPath), plan, silently: silently, options: options, refreshing: refreshing)
   }
 
   @usableFromInline override func cancel() {

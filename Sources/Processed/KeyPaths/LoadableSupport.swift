@@ -68,13 +68,14 @@ extension LoadableSupport {
   @discardableResult
   @inlinable @inline(__always)
   public func refresh<Value: Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
     KeyPathHost.start(
-      self, state, .load(returning: block), silently: false, options: options, priority: priority, refreshing: true)
+      self, state(), KeyPathAccess(state()), .load(returning: block), silently: false, options: options,
+      priority: priority, refreshing: true)
   }
 
   /// Loads the state at `state` again while keeping its loaded value on screen, and waits until the load ends. See
@@ -91,12 +92,13 @@ extension LoadableSupport {
   @MainActor
   @inlinable @inline(__always)
   public func refresh<Value: Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) async {
     let load = KeyPathHost.startAwaited(
-      self, state, .load(returning: block), silently: false, options: options, refreshing: true)
+      self, state(), KeyPathAccess(state()), .load(returning: block), silently: false, options: options,
+      refreshing: true)
     await load.wait()
   }
 
@@ -119,13 +121,15 @@ extension LoadableSupport {
   @discardableResult
   @inlinable @inline(__always)
   public func load<Value: Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
-    KeyPathHost.start(self, state, .load(returning: block), silently: silently, options: options, priority: priority)
+    KeyPathHost.start(
+      self, state(), KeyPathAccess(state()), .load(returning: block), silently: silently, options: options,
+      priority: priority)
   }
 
   /// Starts a load whose block writes states through `yield`, and returns its task.
@@ -148,13 +152,15 @@ extension LoadableSupport {
   @discardableResult
   @inlinable @inline(__always)
   public func load<Value: Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) -> Task<Void, Never> {
-    KeyPathHost.start(self, state, .load(yielding: block), silently: silently, options: options, priority: priority)
+    KeyPathHost.start(
+      self, state(), KeyPathAccess(state()), .load(yielding: block), silently: silently, options: options,
+      priority: priority)
   }
 
   /// Starts a load with interrupts and returns its task. The delays accumulate; an error thrown from
@@ -181,7 +187,7 @@ extension LoadableSupport {
   @discardableResult
   @inlinable @inline(__always)
   public func load<Value: Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     interrupts: [Duration],
@@ -190,7 +196,8 @@ extension LoadableSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     KeyPathHost.start(
-      self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently,
+      self, state(), KeyPathAccess(state()), .load(returning: block).interrupted(by: interrupts, onInterrupt),
+      silently: silently,
       options: options,
       priority: priority)
   }
@@ -218,7 +225,7 @@ extension LoadableSupport {
   @discardableResult
   @inlinable @inline(__always)
   public func load<Value: Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     interrupts: [Duration],
@@ -227,7 +234,8 @@ extension LoadableSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     KeyPathHost.start(
-      self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently,
+      self, state(), KeyPathAccess(state()), .load(yielding: block).interrupted(by: interrupts, onInterrupt),
+      silently: silently,
       options: options,
       priority: priority)
   }
@@ -249,12 +257,14 @@ extension LoadableSupport {
   @MainActor
   @inlinable @inline(__always)
   public func load<Value: Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) async {
-    await KeyPathHost.startAwaited(self, state, .load(returning: block), silently: silently, options: options).wait()
+    await KeyPathHost.startAwaited(
+      self, state(), KeyPathAccess(state()), .load(returning: block), silently: silently, options: options
+    ).wait()
   }
 
   /// Runs a yielding load into the state at `state` and waits until it ends.
@@ -271,12 +281,14 @@ extension LoadableSupport {
   @MainActor
   @inlinable @inline(__always)
   public func load<Value: Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) async {
-    await KeyPathHost.startAwaited(self, state, .load(yielding: block), silently: silently, options: options).wait()
+    await KeyPathHost.startAwaited(
+      self, state(), KeyPathAccess(state()), .load(yielding: block), silently: silently, options: options
+    ).wait()
   }
 
   /// Loads with interrupts and waits until the load ends.
@@ -299,7 +311,7 @@ extension LoadableSupport {
   @MainActor
   @inlinable @inline(__always)
   public func load<Value: Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     interrupts: [Duration],
@@ -307,7 +319,8 @@ extension LoadableSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await KeyPathHost.startAwaited(
-      self, state, .load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently,
+      self, state(), KeyPathAccess(state()), .load(returning: block).interrupted(by: interrupts, onInterrupt),
+      silently: silently,
       options: options
     ).wait()
   }
@@ -332,7 +345,7 @@ extension LoadableSupport {
   @MainActor
   @inlinable @inline(__always)
   public func load<Value: Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     interrupts: [Duration],
@@ -340,7 +353,8 @@ extension LoadableSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await KeyPathHost.startAwaited(
-      self, state, .load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options
+      self, state(), KeyPathAccess(state()), .load(yielding: block).interrupted(by: interrupts, onInterrupt),
+      silently: silently, options: options
     ).wait()
   }
 

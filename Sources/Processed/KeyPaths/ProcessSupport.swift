@@ -51,14 +51,16 @@ extension ProcessSupport {
   @discardableResult
   @inlinable @inline(__always)
   public func run<ProcessKind: Equatable & Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
     silently: Bool = false,
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
-    KeyPathHost.start(self, state, .run(process, block), silently: silently, options: options, priority: priority)
+    KeyPathHost.start(
+      self, state(), KeyPathAccess(state()), .run(process, block), silently: silently, options: options,
+      priority: priority)
   }
 
   /// Runs `process` with interrupts and returns its task.
@@ -85,7 +87,7 @@ extension ProcessSupport {
   @discardableResult
   @inlinable @inline(__always)
   public func run<ProcessKind: Equatable & Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -95,7 +97,8 @@ extension ProcessSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     KeyPathHost.start(
-      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options,
+      self, state(), KeyPathAccess(state()), .run(process, block).interrupted(by: interrupts, onInterrupt),
+      silently: silently, options: options,
       priority: priority
     )
   }
@@ -117,13 +120,13 @@ extension ProcessSupport {
   @discardableResult
   @inlinable @inline(__always)
   public func run(
-    _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) -> Task<Void, Never> {
-    run(state, as: SingleProcess(), silently: silently, options: options, priority: priority, block: block)
+    run(state(), as: SingleProcess(), silently: silently, options: options, priority: priority, block: block)
   }
 
   /// Runs a new ``SingleProcess`` with interrupts and returns its task.
@@ -149,7 +152,7 @@ extension ProcessSupport {
   @discardableResult
   @inlinable @inline(__always)
   public func run(
-    _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     interrupts: [Duration],
@@ -158,7 +161,7 @@ extension ProcessSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     run(
-      state, as: SingleProcess(), silently: silently, options: options, interrupts: interrupts, priority: priority,
+      state(), as: SingleProcess(), silently: silently, options: options, interrupts: interrupts, priority: priority,
       block: block,
       onInterrupt: onInterrupt)
   }
@@ -181,13 +184,15 @@ extension ProcessSupport {
   @MainActor
   @inlinable @inline(__always)
   public func run<ProcessKind: Equatable & Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
     silently: Bool = false,
     options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) async {
-    await KeyPathHost.startAwaited(self, state, .run(process, block), silently: silently, options: options).wait()
+    await KeyPathHost.startAwaited(
+      self, state(), KeyPathAccess(state()), .run(process, block), silently: silently, options: options
+    ).wait()
   }
 
   /// Runs `process` with interrupts and waits until the run ends.
@@ -211,7 +216,7 @@ extension ProcessSupport {
   @MainActor
   @inlinable @inline(__always)
   public func run<ProcessKind: Equatable & Sendable>(
-    _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>,
     as process: ProcessKind,
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -220,7 +225,8 @@ extension ProcessSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await KeyPathHost.startAwaited(
-      self, state, .run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently, options: options
+      self, state(), KeyPathAccess(state()), .run(process, block).interrupted(by: interrupts, onInterrupt),
+      silently: silently, options: options
     ).wait()
   }
 
@@ -238,12 +244,12 @@ extension ProcessSupport {
   @MainActor
   @inlinable @inline(__always)
   public func run(
-    _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Void
   ) async {
-    await run(state, as: SingleProcess(), silently: silently, options: options, block: block)
+    await run(state(), as: SingleProcess(), silently: silently, options: options, block: block)
   }
 
   /// Runs a new ``SingleProcess`` with interrupts and waits until the run ends.
@@ -266,7 +272,7 @@ extension ProcessSupport {
   @MainActor
   @inlinable @inline(__always)
   public func run(
-    _ state: ReferenceWritableKeyPath<Self, SingleProcessState>,
+    _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, SingleProcessState>,
     silently: Bool = false,
     options: LoadOptions? = nil,
     interrupts: [Duration],
@@ -274,7 +280,7 @@ extension ProcessSupport {
     @_implicitSelfCapture onInterrupt: @escaping @MainActor (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await run(
-      state, as: SingleProcess(), silently: silently, options: options, interrupts: interrupts, block: block,
+      state(), as: SingleProcess(), silently: silently, options: options, interrupts: interrupts, block: block,
       onInterrupt: onInterrupt)
   }
 

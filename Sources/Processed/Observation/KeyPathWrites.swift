@@ -4,23 +4,50 @@
 /// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
 @usableFromInline @MainActor
 enum KeyPathWrites {
-  /// A key-path write in progress (see ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
+  /// A key-path write in progress (see ``ObserverSlot/keyPathWrite(value:readBack:write:)``). Plain data, so that
+  /// pushing and popping one copies a few words and calls no value witness: the value it settled on, if any, is
+  /// kept in ``settledValues``.
   @usableFromInline
   struct Mark {
     @usableFromInline let slot: ObjectIdentifier
     /// Whether the property's own notification of this write (its echo) was absorbed.
     @usableFromInline var echoed = false
-    /// The value the property held after this write: the echo's value, or the value read when a nested write of
-    /// the same property began. `nil`: read it back when the write returns.
-    @usableFromInline var settled: Any?
+    /// Where in ``settledValues`` the value the property held after this write is: the echo's value, or the value
+    /// read when a nested write of the same property began. `-1`: none; read it back when the write returns.
+    @usableFromInline var settled: Int32 = -1
 
-    @usableFromInline
+    @inlinable
     init(slot: ObjectIdentifier) {
       self.slot = slot
     }
   }
 
   @usableFromInline @exclusivity(unchecked) static var marks: [Mark] = []
+  /// The values marks settled on, in the order they settled (an outer write may settle after a nested one); emptied
+  /// when the outermost write returns.
+  @usableFromInline @exclusivity(unchecked) static var settledValues: [Any] = []
+
+  /// Records `value` as the one `marks[index]` settled on.
+  @usableFromInline
+  static func settle(_ index: Int, on value: Any) {
+    marks[index].settled = Int32(settledValues.count)
+    settledValues.append(value)
+  }
+
+  /// Removes the innermost mark and returns the value it settled on, if any.
+  @inlinable
+  static func pop() -> Any? {
+    let mark = marks.removeLast()
+    if mark.settled < 0, settledValues.isEmpty { return nil }
+    return popSettled(mark.settled)
+  }
+
+  @usableFromInline
+  static func popSettled(_ index: Int32) -> Any? {
+    let value = index < 0 ? nil : settledValues[Int(index)]
+    if marks.isEmpty { settledValues.removeAll(keepingCapacity: true) }
+    return value
+  }
 
   /// Whether a notification of `slot` with `value` is the echo of the innermost key-path write; then its value is
   /// recorded and the caller delivers nothing.
@@ -36,7 +63,7 @@ enum KeyPathWrites {
       return false
     }
     marks[last].echoed = true
-    if marks[last].settled == nil { marks[last].settled = value }
+    if marks[last].settled < 0 { settle(last, on: value) }
     return true
   }
 
@@ -46,9 +73,9 @@ enum KeyPathWrites {
   static func settleOuterWrites(of slot: ObserverSlot, _ readBack: () -> Any) {
     let id = ObjectIdentifier(slot)
     var current: Any?
-    for index in marks.indices where marks[index].slot == id && marks[index].settled == nil {
+    for index in marks.indices where marks[index].slot == id && marks[index].settled < 0 {
       if current == nil { current = readBack() }
-      marks[index].settled = current
+      if let current { settle(index, on: current) }
     }
   }
 }
@@ -74,9 +101,8 @@ extension ObserverSlot {
     mainFields.pointee.keyPathWrites += 1
     write()
     mainFields.pointee.keyPathWrites -= 1
-    let mark = KeyPathWrites.marks.removeLast()
     let delivered: Value
-    if let settled = mark.settled {
+    if let settled = KeyPathWrites.pop() {
       // The slot's value type was checked when it was resolved.
       delivered = settled as! Value
     } else if recipients.isEmpty {
