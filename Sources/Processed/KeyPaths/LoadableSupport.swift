@@ -43,6 +43,11 @@
 /// > class hierarchy, address a state through the class that declares it: in subclass code write
 /// > `(self as Base).load(\.numbers) { … }` and `(self as Base).cancel(\.numbers)`, and observe it with
 /// > `(model as Base).observe(\.numbers)`. Final classes need no care.
+///
+/// > Note: The `load` and `refresh` calls take their key path as an `@autoclosure`: pass it exactly as you would a
+/// > plain key path (`\.numbers`, or a variable). It is evaluated when the call starts (twice, which for a key path
+/// > is free). That lets the compiler turn the load's writes into plain property accesses when the key path is a
+/// > literal at the call.
 public protocol LoadableSupport: AnyObject {}
 
 extension LoadableSupport {

@@ -28,6 +28,11 @@
 ///   func persist() async throws {}
 /// }
 /// ```
+///
+/// > Note: The `run` calls take their key path as an `@autoclosure`: pass it exactly as you would a
+/// > plain key path (`\.numbers`, or a variable). It is evaluated when the call starts (twice, which for a key path
+/// > is free). That lets the compiler turn the load's writes into plain property accesses when the key path is a
+/// > literal at the call.
 public protocol ProcessSupport: AnyObject {}
 
 extension ProcessSupport {
