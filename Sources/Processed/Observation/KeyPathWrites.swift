@@ -22,29 +22,34 @@ enum KeyPathWrites {
     }
   }
 
-  @usableFromInline @exclusivity(unchecked) static var marks: [Mark] = []
+  @exclusivity(unchecked) static var marks: [Mark] = []
   /// The values marks settled on, in the order they settled (an outer write may settle after a nested one); emptied
   /// when the outermost write returns.
-  @usableFromInline @exclusivity(unchecked) static var settledValues: [Any] = []
+  @exclusivity(unchecked) static var settledValues: [Any] = []
 
   /// Records `value` as the one `marks[index]` settled on.
-  @usableFromInline
   static func settle(_ index: Int, on value: Any) {
     marks[index].settled = Int32(settledValues.count)
     settledValues.append(value)
   }
 
+  /// A key-path write of `slot` begins: every outer write of it whose value is not settled yet settles on the value
+  /// the property holds now (`readBack`), and the write's mark is pushed.
+  ///
+  /// Out of line, like ``pop()``: inlined into the client, each access to these statics would go through their
+  /// lazy-initialization check; here they are plain globals.
+  @usableFromInline
+  static func push(_ slot: ObserverSlot, _ readBack: () -> Any) {
+    if !marks.isEmpty { settleOuterWrites(of: slot, readBack) }
+    marks.append(Mark(slot: ObjectIdentifier(slot)))
+  }
+
   /// Removes the innermost mark and returns the value it settled on, if any.
-  @inlinable
+  @usableFromInline
   static func pop() -> Any? {
     let mark = marks.removeLast()
     if mark.settled < 0, settledValues.isEmpty { return nil }
-    return popSettled(mark.settled)
-  }
-
-  @usableFromInline
-  static func popSettled(_ index: Int32) -> Any? {
-    let value = index < 0 ? nil : settledValues[Int(index)]
+    let value = mark.settled < 0 ? nil : settledValues[Int(mark.settled)]
     if marks.isEmpty { settledValues.removeAll(keepingCapacity: true) }
     return value
   }
@@ -94,10 +99,9 @@ extension ObserverSlot {
   /// absorbed.
   @inlinable @MainActor
   func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
-    if !KeyPathWrites.marks.isEmpty { KeyPathWrites.settleOuterWrites(of: self) { readBack() } }
     let recipients = ChangeRecipients(first: snapshot(of: Value.self))
     let ownsDelivery = reserveDelivery()
-    KeyPathWrites.marks.append(KeyPathWrites.Mark(slot: ObjectIdentifier(self)))
+    KeyPathWrites.push(self) { readBack() }
     mainFields.pointee.keyPathWrites += 1
     write()
     mainFields.pointee.keyPathWrites -= 1
