@@ -1,6 +1,6 @@
 // One scenario in a loop, for `perf record` and quick timing (it prints nanoseconds per operation).
 // Usage: ProfileScenario observed|loadable|hand|observe|cancel|handdidset [count] [observers]
-//        ProfileScenario load|keypathload|handload|yieldload [count] [rounds]
+//        ProfileScenario load|keypathload|handload|yieldload|yieldnoobs|yieldplain [count] [rounds]
 //        ProfileScenario cycle|keypathcycle|handcycle [count] [rounds]   (each load awaited before the next)
 import HandWritten
 import Processed
@@ -97,6 +97,16 @@ func backToBack(_ scenario: String) async {
     let hand = HandLoader()
     _ = hand.observers.add { _ in }
     for i in 0..<count { await hand.load { i }.value }
+  case "yieldnoobs":
+    let model = Model()
+    await model.load(\.numbers) { yield in
+      for i in 0..<count { yield(.loaded(i)) }
+    }
+  case "yieldplain":
+    let model = PlainModel()
+    await model.load(\.numbers) { yield in
+      for i in 0..<count { yield(.loaded(i)) }
+    }
   case "yieldload":
     let model = Model()
     let token = model.observe(\.numbers) { _ in }

@@ -296,9 +296,10 @@ struct AwaitedLoad: Sendable {
 @usableFromInline
 final class HostReference<Host: AnyObject & Sendable>: @unchecked Sendable {
   // `@unchecked`: `weakObject` is only assigned in `init` (reading a weak reference is thread-safe);
-  // `mainActorObject` is read and cleared on the main actor only.
-  @usableFromInline weak var weakObject: Host?
-  @usableFromInline unowned(unsafe) var mainActorObject: Host?
+  // `mainActorObject` is read and cleared on the main actor only. Each access is a single load or store that never
+  // overlaps another, so their dynamic exclusivity checks (read on every `yield` and outcome) are skipped.
+  @usableFromInline @exclusivity(unchecked) weak var weakObject: Host?
+  @usableFromInline @exclusivity(unchecked) unowned(unsafe) var mainActorObject: Host?
   @usableFromInline let isWeak: Bool
 
   @usableFromInline

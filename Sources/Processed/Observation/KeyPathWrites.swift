@@ -1,3 +1,5 @@
+public import CProcessedAtomics
+
 /// The key-path writes in progress, innermost last: how a key-path write notifies once even when the property also
 /// notifies by itself.
 ///
@@ -97,8 +99,16 @@ extension ObserverSlot {
   /// held at that moment. The observers are taken before `write` runs and the slot's delivery turn is reserved, so
   /// nested changes — from a `didSet` or from observers — reach observers after this one, in order, and are never
   /// absorbed.
+  ///
+  /// Nobody observes and no key-path write of the property is under way: the write is a plain write (nothing to
+  /// deliver, no outer write waiting for its value, and a notification the property makes itself reaches whoever
+  /// registered meanwhile, as for any write of the property).
   @inlinable @MainActor
   func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
+    if mainFields.pointee.keyPathWrites == 0, !processed_slot_has_observers(sync) {
+      write()
+      return
+    }
     let recipients = ChangeRecipients(first: snapshot(of: Value.self))
     let ownsDelivery = reserveDelivery()
     KeyPathWrites.push(self) { readBack() }
