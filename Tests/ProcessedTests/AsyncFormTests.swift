@@ -123,7 +123,7 @@ private enum RequestContext {
         return 1
       }
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     count.projectedValue.cancel()
     gate.open()
     await caller.value
@@ -141,7 +141,7 @@ private enum RequestContext {
         throw ResetLoadable()
       }
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     await count.projectedValue.load { 2 }
     gate.open()
     await caller.value
@@ -158,7 +158,7 @@ private enum RequestContext {
         throw WrapperError(code: 1)
       }
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     caller.cancel()
     gate.open()
     await caller.value
@@ -174,7 +174,7 @@ private enum RequestContext {
         return 1
       }
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     #expect(count.projectedValue.storage.tracker.isRunning)
     gate.open()
     await caller.value
@@ -191,7 +191,7 @@ private enum RequestContext {
     let first = Task {
       await action.projectedValue.run("first") { await gate.wait() }
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     action.projectedValue.cancel()
     let secondStarted = WrapperLatch<Void>()
     let second = Task {
@@ -215,7 +215,7 @@ private enum RequestContext {
     let caller = Task {
       await save.projectedValue.run { await gate.wait() }
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     let newer = SingleProcess(id: "newer")
     await save.projectedValue.run(newer) {}
     gate.open()

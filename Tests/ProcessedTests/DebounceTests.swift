@@ -276,7 +276,7 @@ final class PolicyModel: ObservableModel, LoadableSupport, ProcessSupport {
       }
       return model.results
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     gate.open()
     #expect(await joined.value == .loaded(1))
     await first.value

@@ -54,7 +54,7 @@ import Testing
         return [1]
       }
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     #expect(weakModel != nil)
     #expect(weakModel?.numbers == .loading)
     gate.open()
@@ -81,7 +81,7 @@ import Testing
         })
       tasks.append(model.run(\.action, as: .save) { await gate.wait() })
       tasks.append(model.run(\.upload) { await gate.wait() })
-      await eventually { gate.waiting == 4 }
+      await gate.untilWaiting(4)
       #expect(keyPathHostCount(of: model) == 4)
       model.cancel(\.numbers)
       model.reset(\.other)
@@ -112,7 +112,7 @@ import Testing
       await gates[2].wait()
       return [2]
     }
-    await eventually { gates.prefix(3).allSatisfy { $0.waiting == 1 } }
+    for gate in gates.prefix(3) { await gate.untilWaiting(1) }
     #expect(keyPathHostCount(of: first) == 2)
     #expect(keyPathHostCount(of: second) == 1)
     #expect(keyPathHostIsRunning(first, \KeyPathVM.numbers))
@@ -184,7 +184,7 @@ import Testing
       await gate.wait()
       return [1]
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     task.cancel()
     gate.open()
     await task.value

@@ -120,7 +120,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
     let gate = Gate()
     let newerGate = Gate()
     let stale = startStaleLoad(action, on: numbers, gate: gate)
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     let newer = supersede(numbers, by: supersession, stale: stale, newerGate: newerGate)
     let expected = historyAfter(supersession)
     #expect(recorder.values == expected)
@@ -147,7 +147,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
     let gate = Gate()
     let newerGate = Gate()
     let stale = startStaleLoad(action, on: numbers, gate: gate)
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     let newer =
       supersede(numbers, by: supersession, stale: stale, newerGate: newerGate)
       ?? startNewerLoad(on: numbers, gate: newerGate)
@@ -174,7 +174,8 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
     let newerGate = Gate()
     let stale = startStaleLoad(action, on: numbers, gate: gate)
     let newer = startNewerLoad(on: numbers, gate: newerGate)
-    await eventually { gate.waiting == 1 && newerGate.waiting == 1 }
+    await gate.untilWaiting(1)
+    await newerGate.untilWaiting(1)
     gate.open()
     await stale.value
     numbers.projectedValue.cancel()
@@ -257,7 +258,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
       case .throwResetLoadable: throw ResetLoadable()
       }
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     var newer: Task<Void, Never>?
     var expected: [ProcessState<Job>] = [.running(.first)]
     switch supersession {
@@ -477,7 +478,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
       await gate.wait()
       return 2
     }
-    await eventually { gate.waiting == 2 }
+    await gate.untilWaiting(2)
     second.$value.reset()
     first.$progress.cancel()
     gate.open()

@@ -111,7 +111,7 @@ private final class ObservedFeedModel: ObservableModel {
       await gate.wait()
       yield(.loaded([1]))
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     model = nil
     #expect(weakModel == nil)
     gate.open()

@@ -95,7 +95,7 @@ import Testing
       await gate.wait()  // ignores cancellation
       return 1
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     first.projectedValue.cancel()
     var ran = false
     let next: Task<Void, Never> = second.projectedValue.load(options: options) {
@@ -318,7 +318,7 @@ struct CancellationLikeFailure: Error, Equatable {}
     #expect(attempts == 3)
     #expect(gate.waiting == 3)  // every attempt's block still runs, none wrote
     gate.open()
-    await eventually { gate.waiting == 0 }
+    await gate.untilWaiting(0)
     #expect(history.values == [.loading, .error(TimeoutError())])
     #expect(clock.sleeperCount == 0)
   }
@@ -377,7 +377,7 @@ struct CancellationLikeFailure: Error, Equatable {}
     #expect(attempts == 2)
     #expect(state.wrappedValue == .loaded(2))
     gate.open()  // the timed-out first attempt returns late: its yield is dropped
-    await eventually { gate.waiting == 0 }
+    await gate.untilWaiting(0)
     await Task.yield()
     #expect(state.wrappedValue == .loaded(2))
   }

@@ -90,7 +90,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       wasCancelled.value = Task.isCancelled
       return [1]
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     let second: Task<Void, Never> = model.load(\.numbers) { [2] }
     #expect(history.values == [.loading])
     await second.value
@@ -173,7 +173,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       await gate.wait()
       return [1]
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     model.cancel(\.numbers)
     #expect(model.numbers == .loading)
     #expect(keyPathHostCount(of: model) == 0)
@@ -201,7 +201,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       yield(.loaded([1]))
       throw KeyPathTestError.boom
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     task.cancel()
     gate.open()
     await task.value
@@ -217,7 +217,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       await gate.wait()
       return [1]
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     model.reset(\.numbers)
     #expect(model.numbers == .absent)
     #expect(keyPathHostCount(of: model) == 0)
@@ -302,7 +302,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       await gate.wait()
       return [1]
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     await model.load(\.numbers) { [2] }
     gate.open()
     await stale.value
@@ -319,7 +319,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       yield(.loaded([1]))
       yield(.error(KeyPathTestError.late))
     }
-    await eventually { staleGate.waiting == 1 }
+    await staleGate.untilWaiting(1)
     let current: Task<Void, Never> = model.load(\.numbers) { yield in
       await currentGate.wait()
       yield(.loaded([2]))
@@ -341,7 +341,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       await gate.wait()
       throw KeyPathTestError.late
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     await model.load(\.numbers) { [2] }
     gate.open()
     await stale.value
@@ -356,7 +356,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       await gate.wait()
       throw ResetLoadable()
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     await model.load(\.numbers) { [2] }
     gate.open()
     await stale.value
@@ -374,7 +374,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       await staleGate.wait()
       throw control.error
     }
-    await eventually { staleGate.waiting == 1 }
+    await staleGate.untilWaiting(1)
     let current: Task<Void, Never> = model.load(\.numbers) {
       await currentGate.wait()
       currentWasCancelled.value = Task.isCancelled
@@ -485,7 +485,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       await staleGate.wait()
       return [1]
     }
-    await eventually { staleGate.waiting == 1 }
+    await staleGate.untilWaiting(1)
     let current: Task<Void, Never> = model.load(\.numbers) {
       await currentGate.wait()
       return [2]
@@ -509,7 +509,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       await staleGate.wait()
       throw KeyPathTestError.late
     }
-    await eventually { staleGate.waiting == 1 }
+    await staleGate.untilWaiting(1)
     let current: Task<Void, Never> = model.load(\.numbers) {
       await currentGate.wait()
       return [2]
@@ -532,7 +532,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       yield(.loaded([1]))
       throw ResetLoadable()
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     model.reset(\.numbers)
     model.numbers = .loaded([9])
     gate.open()
@@ -559,7 +559,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       cancelled.value.append(Task.isCancelled)
       return [1]
     }
-    await eventually { firstGate.waiting == 1 }
+    await firstGate.untilWaiting(1)
     // The original package keyed tasks by the wrong object: this load cancelled the first instance's.
     let secondTask: Task<Void, Never> = second.load(\.numbers) {
       await secondGate.wait()
@@ -588,7 +588,7 @@ enum KeyPathInterruptThrow: String, Sendable {
         return [7]
       }
     }
-    await eventually { gate.waiting == 3 }
+    await gate.untilWaiting(3)
     first.cancel(\.numbers)
     second.reset(\.numbers)
     #expect(keyPathHostCount(of: first) == 0)
@@ -615,7 +615,8 @@ enum KeyPathInterruptThrow: String, Sendable {
       await otherGate.wait()
       return 2
     }
-    await eventually { numbersGate.waiting == 1 && otherGate.waiting == 1 }
+    await numbersGate.untilWaiting(1)
+    await otherGate.untilWaiting(1)
     #expect(keyPathHostCount(of: model) == 2)
     otherGate.open()
     await otherTask.value
@@ -638,7 +639,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       await gate.wait()
       return 2
     }
-    await eventually { gate.waiting == 2 }
+    await gate.untilWaiting(2)
     model.cancel(\.other)
     #expect(keyPathHostIsRunning(model, \KeyPathVM.numbers))
     #expect(!keyPathHostIsRunning(model, \KeyPathVM.other))
@@ -951,7 +952,7 @@ func runLoadableScenario<Model: LoadableSupport>(
     await gate.wait()
     return [4]
   }
-  await eventually { gate.waiting == 1 }
+  await gate.untilWaiting(1)
   model.cancel(keyPath)
   gate.open()
   await cancelled.value
@@ -1119,7 +1120,7 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
       await gate.wait()
       return 1
     }
-    await eventually { gate.waiting == 2 }
+    await gate.untilWaiting(2)
     model.stopAll()
     #expect(keyPathHostCount(of: model) == 0)
     gate.open()
@@ -1142,7 +1143,7 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
     let model = KeyPathSubVM()
     let gate = Gate()
     model.refresh(after: gate)
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     (model as KeyPathBaseVM).cancel(\.numbers)
     #expect(keyPathHostCount(of: model) == 0)
     gate.open()
@@ -1154,7 +1155,7 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
     let model = KeyPathSubVM()
     let gate = Gate()
     model.refresh(after: gate, value: [1])
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     await (model as KeyPathBaseVM).load(\.numbers) { [2] }
     gate.open()
     await eventually { keyPathHostCount(of: model) == 0 }

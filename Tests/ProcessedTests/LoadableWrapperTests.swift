@@ -124,7 +124,7 @@ private final class ObservedNumbersModel: ObservableModel {
       sawCancellation.fulfil(Task.isCancelled)
       return 1
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     let storage = $count.storage
     var runningWhenNotified: [Bool] = []
     let probe = $count.observe { _ in runningWhenNotified.append(storage.tracker.isRunning) }
@@ -347,7 +347,7 @@ private final class ObservedNumbersModel: ObservableModel {
       yield(.loaded(1))
       throw WrapperError(code: 1)
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     task.cancel()
     gate.open()
     await task.value

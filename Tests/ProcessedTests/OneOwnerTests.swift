@@ -402,7 +402,7 @@ final class ModelBox<Model: AnyObject> {
         return 1
       }
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     caller.cancel()
     gate.open()  // the block ignores cancellation: its caller returns when it returns
     await caller.value

@@ -42,7 +42,7 @@ private typealias Action = KeyPathVM.Action
     let history = keyPathRecorder(model, \.action)
     let gate = Gate()
     let save: Task<Void, Never> = model.run(\.action, as: .save) { await gate.wait() }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     let delete: Task<Void, Never> = model.run(\.action, as: .delete) {}
     await delete.value
     gate.open()
@@ -55,7 +55,7 @@ private typealias Action = KeyPathVM.Action
     let history = keyPathRecorder(model, \.upload)
     let gate = Gate()
     let first: Task<Void, Never> = model.run(\.upload) { await gate.wait() }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     await model.run(\.upload) {}
     gate.open()
     await first.value
@@ -103,7 +103,7 @@ private typealias Action = KeyPathVM.Action
     let history = keyPathRecorder(model, \.action)
     let gate = Gate()
     let task: Task<Void, Never> = model.run(\.action, as: .save) { await gate.wait() }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     model.cancel(\.action)
     #expect(keyPathHostCount(of: model) == 0)
     gate.open()
@@ -119,7 +119,7 @@ private typealias Action = KeyPathVM.Action
       await gate.wait()
       throw KeyPathTestError.boom
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     task.cancel()
     gate.open()
     await task.value
@@ -132,7 +132,7 @@ private typealias Action = KeyPathVM.Action
     let history = keyPathRecorder(model, \.action)
     let gate = Gate()
     let task: Task<Void, Never> = model.run(\.action, as: .save) { await gate.wait() }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     model.reset(\.action)
     #expect(model.action == .idle)
     gate.open()
@@ -207,7 +207,7 @@ private typealias Action = KeyPathVM.Action
     let staleGate = Gate()
     let currentGate = Gate()
     let stale: Task<Void, Never> = model.run(\.action, as: .save) { await staleGate.wait() }
-    await eventually { staleGate.waiting == 1 }
+    await staleGate.untilWaiting(1)
     let current: Task<Void, Never> = model.run(\.action, as: .save) { await currentGate.wait() }
     staleGate.open()
     await stale.value
@@ -225,7 +225,7 @@ private typealias Action = KeyPathVM.Action
       await gate.wait()
       throw KeyPathTestError.late
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     await model.run(\.action, as: .delete) {}
     gate.open()
     await stale.value
@@ -242,7 +242,7 @@ private typealias Action = KeyPathVM.Action
       await staleGate.wait()
       throw control.error
     }
-    await eventually { staleGate.waiting == 1 }
+    await staleGate.untilWaiting(1)
     let current: Task<Void, Never> = model.run(\.action, as: .delete) { await currentGate.wait() }
     staleGate.open()
     await stale.value
@@ -261,7 +261,7 @@ private typealias Action = KeyPathVM.Action
       await gate.wait()
       throw ResetProcess()
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     await model.run(\.action, as: .save) {}
     gate.open()
     await stale.value
@@ -323,7 +323,7 @@ private typealias Action = KeyPathVM.Action
     let staleGate = Gate()
     let currentGate = Gate()
     let stale: Task<Void, Never> = model.run(\.action, as: .save) { await staleGate.wait() }
-    await eventually { staleGate.waiting == 1 }
+    await staleGate.untilWaiting(1)
     let current: Task<Void, Never> = model.run(\.action, as: .delete) { await currentGate.wait() }
     staleGate.open()
     await stale.value
@@ -352,7 +352,7 @@ private typealias Action = KeyPathVM.Action
       await gate.wait()
       cancelled.value.append(Task.isCancelled)
     }
-    await eventually { gate.waiting == 2 }
+    await gate.untilWaiting(2)
     #expect(keyPathHostCount(of: first) == 1)
     #expect(keyPathHostCount(of: second) == 1)
     gate.open()
@@ -369,7 +369,7 @@ private typealias Action = KeyPathVM.Action
     let gate = Gate()
     let firstTask: Task<Void, Never> = first.run(\.upload) { await gate.wait() }
     let secondTask: Task<Void, Never> = second.run(\.upload) { await gate.wait() }
-    await eventually { gate.waiting == 2 }
+    await gate.untilWaiting(2)
     first.cancel(\.upload)
     gate.open()
     await firstTask.value
@@ -387,7 +387,8 @@ private typealias Action = KeyPathVM.Action
       await uploadGate.wait()
       throw KeyPathTestError.boom
     }
-    await eventually { actionGate.waiting == 1 && uploadGate.waiting == 1 }
+    await actionGate.untilWaiting(1)
+    await uploadGate.untilWaiting(1)
     #expect(keyPathHostCount(of: model) == 2)
     model.reset(\.action)
     #expect(keyPathHostIsRunning(model, \KeyPathVM.upload))
@@ -407,7 +408,7 @@ private typealias Action = KeyPathVM.Action
       return [1]
     }
     let run: Task<Void, Never> = model.run(\.action, as: .save) { await gate.wait() }
-    await eventually { gate.waiting == 2 }
+    await gate.untilWaiting(2)
     model.cancel(\.action)
     gate.open()
     await load.value
@@ -642,7 +643,7 @@ func runProcessScenario<Model: ProcessSupport>(
   await model.run(keyPath, as: .delete) { throw KeyPathTestError.boom }
   let gate = Gate()
   let cancelled: Task<Void, Never> = model.run(keyPath, as: .save) { await gate.wait() }
-  await eventually { gate.waiting == 1 }
+  await gate.untilWaiting(1)
   model.cancel(keyPath)
   gate.open()
   await cancelled.value

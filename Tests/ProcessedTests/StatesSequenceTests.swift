@@ -39,7 +39,7 @@ private final class StreamedModel {
       yield(.error(WrapperError(code: 1)))
       yield(.loaded(2))
     }
-    await eventually { gate.waiting == 1 }
+    await gate.untilWaiting(1)
     gate.open()
     await task.value
     count.wrappedValue = .loaded(3)

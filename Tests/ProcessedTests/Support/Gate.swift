@@ -6,6 +6,9 @@ import Testing
 final class Gate {
   private var isOpen = false
   private var waiters: [CheckedContinuation<Void, Never>] = []
+  /// Callers of `untilWaiting(_:)`: how many waiters each expects.
+  private var watchers: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+  private var nextWatcherID = 0
 
   init() {}
 
@@ -13,7 +16,10 @@ final class Gate {
   /// that does not cooperate.
   func wait() async {
     if isOpen { return }
-    await withCheckedContinuation { waiters.append($0) }
+    await withCheckedContinuation {
+      waiters.append($0)
+      resumeWatchers()
+    }
   }
 
   /// The number of tasks waiting.
@@ -24,6 +30,34 @@ final class Gate {
     let pending = waiters
     waiters = []
     for waiter in pending { waiter.resume() }
+    resumeWatchers()
+  }
+
+  /// Suspends until exactly `count` tasks wait at the gate: resumed by the `wait()` or `open()` that makes it so,
+  /// not by polling. Records an issue and returns if that has not happened after `timeLimit` (a deadline on real
+  /// time, so that a bug fails the test instead of hanging it — never a "long enough" wait).
+  func untilWaiting(
+    _ count: Int, timeLimit: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
+    if waiters.count == count { return }
+    let id = nextWatcherID
+    nextWatcherID += 1
+    let deadline = Task { @MainActor [weak self] in
+      try? await Task.sleep(for: timeLimit)
+      guard !Task.isCancelled, let self, let index = self.watchers.firstIndex(where: { $0.id == id }) else { return }
+      Issue.record("\(count) waiting at the gate not reached in time", sourceLocation: sourceLocation)
+      self.watchers.remove(at: index).continuation.resume()
+    }
+    await withCheckedContinuation { watchers.append((id, count, $0)) }
+    deadline.cancel()
+  }
+
+  private func resumeWatchers() {
+    let count = waiters.count
+    let ready = watchers.filter { $0.count == count }
+    if ready.isEmpty { return }
+    watchers.removeAll { $0.count == count }
+    for watcher in ready { watcher.continuation.resume() }
   }
 }
 
