@@ -1,89 +1,90 @@
 public import CProcessedAtomics
 
-/// The key-path writes in progress, innermost last: how a key-path write notifies once even when the property also
-/// notifies by itself.
+/// The key-path writes in progress: how a key-path write notifies once even when the property also notifies by
+/// itself.
+///
+/// Each write is numbered by its nesting depth. The slot of the property being written records the depth of its
+/// innermost write in progress, whether that write's echo was absorbed, and the value it settled on (an index into
+/// ``settledValues``); a nested write of the same property saves the outer write's record on its own stack frame
+/// and puts it back when it returns. So a write touches a few fields of a slot it holds anyway — no list to push
+/// or pop, no existential to copy unless a value settles.
 ///
 /// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
 @usableFromInline @MainActor
 enum KeyPathWrites {
-  /// A key-path write in progress (see ``ObserverSlot/keyPathWrite(value:readBack:write:)``). Plain data, so that
-  /// pushing and popping one copies a few words and calls no value witness: the value it settled on, if any, is
-  /// kept in ``settledValues``.
-  @usableFromInline
-  struct Mark {
-    @usableFromInline let slot: ObjectIdentifier
-    /// Whether the property's own notification of this write (its echo) was absorbed.
-    @usableFromInline var echoed = false
-    /// Where in ``settledValues`` the value the property held after this write is: the echo's value, or the value
-    /// read when a nested write of the same property began. `-1`: none; read it back when the write returns.
-    @usableFromInline var settled: Int32 = -1
-
-    @inlinable
-    init(slot: ObjectIdentifier) {
-      self.slot = slot
-    }
-  }
-
-  @exclusivity(unchecked) static var marks: [Mark] = []
-  /// The values marks settled on, in the order they settled (an outer write may settle after a nested one); emptied
-  /// when the outermost write returns.
+  /// How many key-path writes are in progress, nested. Overflows (a trap) only past 65,535 nested writes, which the
+  /// stack does not reach.
+  @exclusivity(unchecked) static var depth: UInt16 = 0
+  /// The values writes settled on, in the order they settled (an outer write may settle after a nested one);
+  /// emptied when the outermost write returns.
   @exclusivity(unchecked) static var settledValues: [Any] = []
 
-  /// Records `value` as the one `marks[index]` settled on.
-  static func settle(_ index: Int, on value: Any) {
-    marks[index].settled = Int32(settledValues.count)
-    settledValues.append(value)
+  /// A slot's record of its innermost write, saved by a nested write of the same property.
+  @usableFromInline
+  struct Record {
+    @usableFromInline let depth: UInt16
+    @usableFromInline let echoed: Bool
+    @usableFromInline let settled: UInt16
   }
 
-  /// A key-path write of `slot` begins: every outer write of it whose value is not settled yet settles on the value
-  /// the property holds now (`readBack`), and the write's mark is pushed.
+  /// A key-path write of `slot` begins: an outer write of the same property that has not settled settles on the
+  /// value the property holds now (`readBack`); the outer write's record is returned, to be put back by ``end(_:_:)``.
   ///
-  /// Out of line, like ``pop()``: inlined into the client, each access to these statics would go through their
+  /// Out of line, like ``end(_:_:)``: inlined into the client, each access to these statics would go through their
   /// lazy-initialization check; here they are plain globals.
   @usableFromInline
-  static func push(_ slot: ObserverSlot, _ readBack: () -> Any) {
-    if !marks.isEmpty { settleOuterWrites(of: slot, readBack) }
-    marks.append(Mark(slot: ObjectIdentifier(slot)))
+  static func begin(_ slot: ObserverSlot, _ readBack: () -> Any) -> Record {
+    let fields = slot.mainFields
+    var settled = fields.pointee.settledWrite
+    if fields.pointee.writeDepth != 0, settled == 0 {
+      settled = settle(on: readBack())
+    }
+    let outer = Record(depth: fields.pointee.writeDepth, echoed: fields.pointee.echoedWrite, settled: settled)
+    depth += 1
+    fields.pointee.writeDepth = depth
+    fields.pointee.echoedWrite = false
+    fields.pointee.settledWrite = 0
+    return outer
   }
 
-  /// Removes the innermost mark and returns the value it settled on, if any.
+  /// The key-path write of `slot` returns: puts the outer write's record back and returns the value this write
+  /// settled on, if any.
   @usableFromInline
-  static func pop() -> Any? {
-    let mark = marks.removeLast()
-    if mark.settled < 0, settledValues.isEmpty { return nil }
-    let value = mark.settled < 0 ? nil : settledValues[Int(mark.settled)]
-    if marks.isEmpty { settledValues.removeAll(keepingCapacity: true) }
+  static func end(_ slot: ObserverSlot, _ outer: Record) -> Any? {
+    let fields = slot.mainFields
+    let settled = fields.pointee.settledWrite
+    fields.pointee.writeDepth = outer.depth
+    fields.pointee.echoedWrite = outer.echoed
+    fields.pointee.settledWrite = outer.settled
+    depth -= 1
+    if settled == 0, settledValues.isEmpty { return nil }
+    let value = settled == 0 ? nil : settledValues[Int(settled) - 1]
+    if depth == 0 { settledValues.removeAll(keepingCapacity: true) }
     return value
+  }
+
+  /// Keeps `value` and returns its index plus one (`0` means none).
+  static func settle(on value: Any) -> UInt16 {
+    settledValues.append(value)
+    return UInt16(settledValues.count)
   }
 
   /// Whether a notification of `slot` with `value` is the echo of the innermost key-path write; then its value is
   /// recorded and the caller delivers nothing.
   @inlinable
   static func absorbsEcho<Value>(of slot: ObserverSlot, _ value: Value) -> Bool {
-    if slot.mainFields.pointee.keyPathWrites == 0 { return false }
+    if slot.mainFields.pointee.writeDepth == 0 { return false }
     return absorbsEchoSlowly(of: slot, value)
   }
 
   @usableFromInline
   static func absorbsEchoSlowly(of slot: ObserverSlot, _ value: Any) -> Bool {
-    guard let last = marks.indices.last, marks[last].slot == ObjectIdentifier(slot), !marks[last].echoed else {
-      return false
-    }
-    marks[last].echoed = true
-    if marks[last].settled < 0 { settle(last, on: value) }
+    let fields = slot.mainFields
+    // Only while this slot's write is the innermost one, and only its first notification.
+    guard fields.pointee.writeDepth == depth, !fields.pointee.echoedWrite else { return false }
+    fields.pointee.echoedWrite = true
+    if fields.pointee.settledWrite == 0 { fields.pointee.settledWrite = settle(on: value) }
     return true
-  }
-
-  /// A nested key-path write of `slot` begins: every outer write of it whose value is not settled yet settles on
-  /// the value the property holds now.
-  @usableFromInline
-  static func settleOuterWrites(of slot: ObserverSlot, _ readBack: () -> Any) {
-    let id = ObjectIdentifier(slot)
-    var current: Any?
-    for index in marks.indices where marks[index].slot == id && marks[index].settled < 0 {
-      if current == nil { current = readBack() }
-      if let current { settle(index, on: current) }
-    }
   }
 }
 
@@ -105,18 +106,16 @@ extension ObserverSlot {
   /// registered meanwhile, as for any write of the property).
   @inlinable @MainActor
   func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
-    if mainFields.pointee.keyPathWrites == 0, !processed_slot_has_observers(sync) {
+    if mainFields.pointee.writeDepth == 0, !processed_slot_has_observers(sync) {
       write()
       return
     }
     let recipients = ChangeRecipients(first: snapshot(of: Value.self))
     let ownsDelivery = reserveDelivery()
-    KeyPathWrites.push(self) { readBack() }
-    mainFields.pointee.keyPathWrites += 1
+    let outer = KeyPathWrites.begin(self) { readBack() }
     write()
-    mainFields.pointee.keyPathWrites -= 1
     let delivered: Value
-    if let settled = KeyPathWrites.pop() {
+    if let settled = KeyPathWrites.end(self, outer) {
       // The slot's value type was checked when it was resolved.
       delivered = settled as! Value
     } else if recipients.isEmpty {

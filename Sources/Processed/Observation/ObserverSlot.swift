@@ -261,9 +261,13 @@ struct ObserverSlotMainFields {
   /// Whether the property is linked to this slot by a writer of its own (a `@Loadable`/`@Process` storage or an
   /// `@Observed` property), so that `observe(_:)` need not read the property to link it.
   @usableFromInline var hasLinkedProperty = false
-  /// How many key-path writes of this slot are in progress (see ``KeyPathWrites``): a notification checks this
-  /// field of a slot it reads anyway, not a global.
-  @usableFromInline var keyPathWrites: UInt16 = 0
+  /// The nesting depth of the innermost key-path write of this slot in progress; `0`: none (see
+  /// ``KeyPathWrites``). A notification checks this field of a slot it reads anyway, not a global.
+  @usableFromInline var writeDepth: UInt16 = 0
+  /// Whether the echo of that write was absorbed.
+  @usableFromInline var echoedWrite = false
+  /// Where the value that write settled on is in `KeyPathWrites.settledValues`, plus one; `0`: none yet.
+  @usableFromInline var settledWrite: UInt16 = 0
 
   @usableFromInline
   init() {}
