@@ -107,7 +107,8 @@ struct SlotLink: @unchecked Sendable {
 /// during a notification does not see that change" hold when one write notifies several slots (a wrapper's own
 /// observers and its model's).
 ///
-/// Copying the observer's handler (or the array of observers) is the one retain a notification costs. The slot is
+/// Retaining the one observer's call (or the array of observers) is the one retain a notification costs. Four words,
+/// so that a snapshot taken out of line comes back in registers rather than through memory. The slot is
 /// unmanaged: a snapshot lives only while its change is delivered, and the writer delivering it holds the slot
 /// (through the anchor of its ``SlotLink``) for that whole time.
 @usableFromInline
@@ -115,10 +116,8 @@ struct ObserverSnapshot<Value> {
   /// `nil` for a snapshot of no observers (``none``): not an `Optional` snapshot, whose tag the optimizer tests
   /// through value witnesses where it merges similar functions.
   @usableFromInline let slot: Unmanaged<ObserverSlot>?
-  /// The one observer's handler; `nil` when there are several, in `list`.
-  @usableFromInline let single: (@MainActor (Value) -> Void)?
-  /// The id of `single`.
-  @usableFromInline let singleID: UInt64
+  /// The one observer; `nil` when there are several, in `list`.
+  @usableFromInline let single: TypedObserverCall<Value>?
   /// The observers when there are several (empty otherwise: not an `Optional`, whose destruction the optimizer
   /// leaves to value witnesses where it merges similar functions).
   @usableFromInline let list: ContiguousArray<ObserverCall>
@@ -127,12 +126,10 @@ struct ObserverSnapshot<Value> {
 
   @inlinable
   init(
-    slot: ObserverSlot?, single: (@MainActor (Value) -> Void)?, singleID: UInt64,
-    list: ContiguousArray<ObserverCall>, epoch: UInt32
+    slot: ObserverSlot?, single: TypedObserverCall<Value>?, list: ContiguousArray<ObserverCall>, epoch: UInt32
   ) {
     self.slot = slot.map { .passUnretained($0) }
     self.single = single
-    self.singleID = singleID
     self.list = list
     self.epoch = epoch
   }
@@ -145,7 +142,7 @@ struct ObserverSnapshot<Value> {
   /// `cancel()` returns" hold across threads.
   /// No observers: nothing to deliver, and no notification begun.
   @inlinable
-  static var none: ObserverSnapshot { ObserverSnapshot(slot: nil, single: nil, singleID: 0, list: [], epoch: 0) }
+  static var none: ObserverSnapshot { ObserverSnapshot(slot: nil, single: nil, list: [], epoch: 0) }
 
   /// Whether there is no observer to call.
   @inlinable
@@ -157,8 +154,10 @@ struct ObserverSnapshot<Value> {
     guard let slot else { return }
     slot.withGuaranteedInstance { slot in
       if single != nil {
-        // Called through the optional, which borrows the handler instead of copying (retaining) it.
-        if slot.removals == epoch || slot.isRegistered(singleID) { single?(value) }
+        // Unretained (`if let` would retain it): the snapshot keeps the call alive.
+        Unmanaged.passUnretained(single.unsafelyUnwrapped).withGuaranteedInstance { call in
+          if slot.removals == epoch || slot.isRegistered(call.id) { call.handler(value) }
+        }
       } else {
         list.withElements { calls in
           var mustRecheck = false
