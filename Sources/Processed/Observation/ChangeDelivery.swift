@@ -107,35 +107,34 @@ struct SlotLink: @unchecked Sendable {
 /// during a notification does not see that change" hold when one write notifies several slots (a wrapper's own
 /// observers and its model's).
 ///
-/// Copying the observer's handler (or the array of observers) is the one retain a notification costs. The slot is
-/// unmanaged: a snapshot lives only while its change is delivered, and the writer delivering it holds the slot
-/// (through the anchor of its ``SlotLink``) for that whole time.
+/// Retaining the one observer's call (or the array of observers) is the one retain a notification costs, and
+/// releasing it the one release. Three words, so that a snapshot taken out of line comes back in registers rather
+/// than through memory. The slot is unmanaged: a snapshot lives only while its change is delivered, and the writer
+/// delivering it holds the slot (through the anchor of its ``SlotLink``) for that whole time.
 @usableFromInline
 struct ObserverSnapshot<Value> {
   /// `nil` for a snapshot of no observers (``none``): not an `Optional` snapshot, whose tag the optimizer tests
   /// through value witnesses where it merges similar functions.
   @usableFromInline let slot: Unmanaged<ObserverSlot>?
-  /// The one observer's handler; `nil` when there are several, in `list`.
-  @usableFromInline let single: (@MainActor (Value) -> Void)?
-  /// The id of `single`.
-  @usableFromInline let singleID: UInt64
-  /// The observers when there are several (empty otherwise: not an `Optional`, whose destruction the optimizer
-  /// leaves to value witnesses where it merges similar functions).
-  @usableFromInline let list: ContiguousArray<ObserverCall>
+  /// The observers to call.
+  @usableFromInline let calls: SnapshotCalls
   /// The slot's removal count when the snapshot was taken.
   @usableFromInline let epoch: UInt32
 
   @inlinable
-  init(
-    slot: ObserverSlot?, single: (@MainActor (Value) -> Void)?, singleID: UInt64,
-    list: ContiguousArray<ObserverCall>, epoch: UInt32
-  ) {
+  init(slot: ObserverSlot?, calls: SnapshotCalls, epoch: UInt32) {
     self.slot = slot.map { .passUnretained($0) }
-    self.single = single
-    self.singleID = singleID
-    self.list = list
+    self.calls = calls
     self.epoch = epoch
   }
+
+  /// No observers: nothing to deliver, and no notification begun.
+  @inlinable
+  static var none: ObserverSnapshot { ObserverSnapshot(slot: nil, calls: .none, epoch: 0) }
+
+  /// Whether there is no observer to call.
+  @inlinable
+  var isEmpty: Bool { slot == nil }
 
   /// Calls every observer of the snapshot with `value`, skipping those removed since it was taken, and ends the
   /// notification.
@@ -143,23 +142,21 @@ struct ObserverSnapshot<Value> {
   /// Specialized in the client for `Value`: the value goes straight to each typed handler. The slot's removal
   /// count is read before each call (a plain load); see ``ObserverSlot`` for why this makes "no call after
   /// `cancel()` returns" hold across threads.
-  /// No observers: nothing to deliver, and no notification begun.
-  @inlinable
-  static var none: ObserverSnapshot { ObserverSnapshot(slot: nil, single: nil, singleID: 0, list: [], epoch: 0) }
-
-  /// Whether there is no observer to call.
-  @inlinable
-  var isEmpty: Bool { slot == nil }
-
   @inlinable @inline(__always) @MainActor
   func deliver(_ value: Value) {
     // An empty snapshot began no notification, so it must not end one.
     guard let slot else { return }
     slot.withGuaranteedInstance { slot in
-      if single != nil {
-        // Called through the optional, which borrows the handler instead of copying (retaining) it.
-        if slot.removals == epoch || slot.isRegistered(singleID) { single?(value) }
-      } else {
+      switch calls {
+      case .one(let single):
+        // Unretained: the snapshot keeps the call alive.
+        Unmanaged.passUnretained(single).withGuaranteedInstance { call in
+          if slot.removals == epoch || slot.isRegistered(call.id) {
+            // The slot's value type was checked when it was resolved.
+            unsafeDowncast(call, to: TypedObserverCall<Value>.self).handler(value)
+          }
+        }
+      case .several(let list):
         list.withElements { calls in
           var mustRecheck = false
           for index in calls.indices {
@@ -175,12 +172,25 @@ struct ObserverSnapshot<Value> {
             }
           }
         }
+      case .none:
+        break
       }
       // A waiter that arrives just after this read the waiter count is not woken here; it sleeps at most one
       // `WaitPoint` interval before it sees the change itself.
       if processed_slot_notification_end(slot.sync) { WaitPoint.wakeShared() }
     }
   }
+}
+
+/// The observers in an ``ObserverSnapshot``: the slot's one observer, or its array of several.
+///
+/// One word (both payloads are references, and the cases fit in their spare bits), and not generic, so that
+/// destroying a snapshot is one release rather than two, and never goes through value witnesses.
+@usableFromInline
+enum SnapshotCalls {
+  case none
+  case one(ObserverCall)
+  case several(ContiguousArray<ObserverCall>)
 }
 
 /// Everyone one change goes to when it reaches two slots (a wrapper's own observers and its model's), or when

@@ -202,16 +202,13 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
     let fields = fields
     let snapshot: ObserverSnapshot<Value>
     if let single = fields.pointee.single {
-      // The handler itself, not the call: one retain (none for a handler without captures). The slot's value type
-      // was checked when it was resolved.
-      let handler = unsafeDowncast(single, to: TypedObserverCall<Value>.self).handler
       fields.pointee.begun &+= 1
-      snapshot = ObserverSnapshot(slot: self, single: handler, singleID: single.id, list: [], epoch: removals)
+      snapshot = ObserverSnapshot(slot: self, calls: .one(single), epoch: removals)
     } else if fields.pointee.list.isEmpty {
       snapshot = .none
     } else {
       fields.pointee.begun &+= 1
-      snapshot = ObserverSnapshot(slot: self, single: nil, singleID: 0, list: fields.pointee.list, epoch: removals)
+      snapshot = ObserverSnapshot(slot: self, calls: .several(fields.pointee.list), epoch: removals)
     }
     unlock()
     return snapshot

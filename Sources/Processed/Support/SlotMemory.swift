@@ -1,8 +1,7 @@
 public import CProcessedAtomics
 
 // The memory of an observer slot: one `ManagedBuffer` allocation that holds the slot's fields (the header) and its
-// lock and counters (the single tail element, a C struct: a `pthread_mutex_t` / `os_unfair_lock` must not move, and
-// the counters are C11 atomics).
+// lock and counters (the single tail element, a C struct: a lock must not move, and the counters are C11 atomics).
 //
 // Invariant: the pointers below are valid for as long as the slot lives, and only used while the caller holds the
 // slot (a strong reference, or an unmanaged one whose anchor it holds). A `ManagedBuffer`'s header and elements

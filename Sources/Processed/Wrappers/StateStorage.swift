@@ -47,7 +47,11 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   /// time; out of line, each access to the storage's properties would pay a dynamic check.
   @inlinable @inline(__always)
   func store(_ state: State) {
-    State.keepLastValue(&lastValueState, replacing: currentState, with: state)
+    // A state that holds a value (and is not the reset state) leaves the kept last value as it is: the common write
+    // of a value does not read and copy the current state for it.
+    if !state.holdsValue || state.isResetState {
+      State.keepLastValue(&lastValueState, replacing: currentState, with: state)
+    }
     switch (ownObservers, modelLink) {
     case (nil, nil):
       currentState = state
