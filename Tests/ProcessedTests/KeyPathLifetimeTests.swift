@@ -162,7 +162,7 @@ import Testing
     await model.load(\.numbers) { throw CancellationError() }
     #expect(keyPathHostCount(of: model) == 0)
     await model.load(\.numbers, interrupts: [.zero]) {
-      try? await Task.sleep(for: .seconds(10))
+      await untilCancelled()
       return [1]
     } onInterrupt: { _ in
       throw TimeoutError()

@@ -396,10 +396,11 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
     let recorder = Recorder($count)
     let controller = $count
     var restarted: Task<Void, Never>?
+    let restartedGate = Gate()
     let restarter = $count.observe { state in
       guard state == .error(WrapperError(code: 1)), restarted == nil else { return }
       restarted = controller.load {
-        try await Task.sleep(for: .milliseconds(5))
+        await restartedGate.wait()
         return 2
       }
     }
@@ -407,6 +408,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
     #expect(restarted != nil)
     #expect(
       $count.storage.tracker.isRunning, "the ending load cleared the bookkeeping of the load its observer started")
+    restartedGate.open()
     await restarted?.value
     #expect(recorder.values == [.loading, .error(WrapperError(code: 1)), .loading, .loaded(2)])
     restarter.cancel()

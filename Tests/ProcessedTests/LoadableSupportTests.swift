@@ -664,7 +664,7 @@ enum KeyPathInterruptThrow: String, Sendable {
     let caller = Task {
       await model.load(\.numbers) {
         started.value = true
-        try? await Task.sleep(for: .seconds(10))
+        await untilCancelled()
         cancelled.value = Task.isCancelled
         return [1]
       }
@@ -755,7 +755,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       await model.load(\.numbers) { yield in
         yield(.loaded([1]))
         started.value = true
-        try? await Task.sleep(for: .seconds(10))
+        await untilCancelled()
         yield(.loaded([2]))
       }
     }
@@ -961,7 +961,7 @@ func runLoadableScenario<Model: LoadableSupport>(
   await model.load(keyPath, silently: true) { throw ResetLoadable() }
   await model.load(keyPath) { throw ResetLoadable() }
   await model.load(keyPath, interrupts: [.zero]) {
-    try? await Task.sleep(for: .seconds(10))
+    await untilCancelled()
     return [5]
   } onInterrupt: { _ in
     throw TimeoutError()

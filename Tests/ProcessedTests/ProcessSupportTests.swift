@@ -427,7 +427,7 @@ private typealias Action = KeyPathVM.Action
     let caller = Task {
       await model.run(\.action, as: .save) {
         started.value = true
-        try? await Task.sleep(for: .seconds(10))
+        await untilCancelled()
         cancelled.value = Task.isCancelled
       }
     }
@@ -506,7 +506,7 @@ private typealias Action = KeyPathVM.Action
     let caller = Task {
       await model.run(\.upload) {
         started.value = true
-        try? await Task.sleep(for: .seconds(10))
+        await untilCancelled()
       }
     }
     await eventually { started.value }
@@ -651,7 +651,7 @@ func runProcessScenario<Model: ProcessSupport>(
   model.reset(keyPath)
   await model.run(keyPath, as: .delete) { throw ResetProcess() }
   await model.run(keyPath, as: .save, interrupts: [.zero]) {
-    try? await Task.sleep(for: .seconds(10))
+    await untilCancelled()
   } onInterrupt: { _ in
     throw TimeoutError()
   }

@@ -245,7 +245,8 @@ private struct OffMainObserver {
       }
       await model.load(\.plain) { index }
       let running: Task<Void, Never> = model.$save.run {
-        try await Task.sleep(for: .seconds(60))
+        await untilCancelled()
+        try Task.checkCancellation()
       }
       references += [
         WeakReference(object: model), WeakReference(object: model.observers),

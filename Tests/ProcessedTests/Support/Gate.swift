@@ -1,5 +1,7 @@
 import Testing
 
+@testable import Processed
+
 /// A one-shot gate: tasks that `wait()` suspend until someone calls `open()`. Lets a test decide exactly when a
 /// load's block may go on, without sleeping.
 @MainActor
@@ -76,5 +78,39 @@ func eventually(
     }
     await Task.yield()
     try? await Task.sleep(for: .milliseconds(1))
+  }
+}
+
+/// Suspends until the calling task is cancelled (returns at once if it is): a block that waits for its load to be
+/// cancelled, on no clock at all.
+func untilCancelled() async {
+  let waiter = CancellationWaiter()
+  await withTaskCancellationHandler {
+    await withCheckedContinuation { waiter.park($0) }
+  } onCancel: {
+    waiter.cancel()
+  }
+}
+
+/// The continuation `untilCancelled()` parks, resumed once: by the cancellation, or at once if that came first.
+private final class CancellationWaiter: Sendable {
+  private let state = LockedBox<(cancelled: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
+
+  func park(_ continuation: CheckedContinuation<Void, Never>) {
+    let resumeNow = state.withLock { state in
+      if state.cancelled { return true }
+      state.continuation = continuation
+      return false
+    }
+    if resumeNow { continuation.resume() }
+  }
+
+  func cancel() {
+    let parked = state.withLock { state in
+      state.cancelled = true
+      defer { state.continuation = nil }
+      return state.continuation
+    }
+    parked?.resume()
   }
 }

@@ -330,7 +330,8 @@ final class MBLoad<State: MBState> {
   /// Waits for the gate of `stage`, or (cooperative) sleeps until cancelled.
   func waitForStage(_ stage: Int) async throws {
     if isCooperative {
-      try await Task.sleep(for: .seconds(3600))
+      await untilCancelled()
+      try Task.checkCancellation()
     } else {
       await gates[stage].wait()
     }
