@@ -283,6 +283,8 @@ struct KeyPathHostKey: Hashable {
   // never keeps the model alive, but it keeps the model's memory from being freed (an unowned reference does), so
   // no other object can have `parkedInstance` as its identity while it is parked — a model with that identity is
   // the parked model itself. It is never read. (At most one dead model's bare memory is kept, until the next park.)
+  // Without it, a new model at a dead one's address would get the dead model's slot: `KeyPathLifetimeTests`'
+  // many short-lived observed models then miss notifications.
   @MainActor static var parkedInstance: ObjectIdentifier?
   @MainActor static unowned var parkedModel: AnyObject?
   @MainActor static var parkedKeyPath: AnyKeyPath?
