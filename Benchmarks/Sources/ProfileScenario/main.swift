@@ -1,7 +1,7 @@
 // One scenario in a loop, for `perf record` and quick timing (it prints nanoseconds per operation).
 // Usage: ProfileScenario observed|loadable|hand|observe|cancel|handdidset [count] [observers]
 //        ProfileScenario load|keypathload|handload|yieldload|yieldnoobs|yieldplain [count] [rounds]
-//        ProfileScenario cycle|keypathcycle|handcycle [count] [rounds]   (each load awaited before the next)
+//        ProfileScenario cycle|keypathcycle|plainkeypathcycle|processcycle|handcycle [count] [rounds]   (each load awaited before the next)
 import HandWritten
 import Processed
 
@@ -14,8 +14,9 @@ final class Model: ObservableModel, LoadableSupport {
 }
 
 @MainActor
-final class PlainModel: LoadableSupport {
+final class PlainModel: LoadableSupport, ProcessSupport {
   var numbers: LoadableState<Int> = .absent
+  var saving: SingleProcessState = .idle
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -91,6 +92,12 @@ func backToBack(_ scenario: String) async {
     let model = PlainModel()
     for i in 0..<count {
       let task: Task<Void, Never> = model.load(\.numbers) { i }
+      await task.value
+    }
+  case "processcycle":
+    let model = PlainModel()
+    for _ in 0..<count {
+      let task: Task<Void, Never> = model.run(\.saving) {}
       await task.value
     }
   case "handcycle":
