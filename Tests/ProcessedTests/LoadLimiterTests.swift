@@ -25,12 +25,14 @@ import Testing
         })
       #expect(states[index].wrappedValue == .loading)  // written when called
     }
-    await eventually { started.count == 2 && limiter.waiting == 3 }
+    await gates[0].untilWaiting(1)
+    await gates[1].untilWaiting(1)
+    await eventually { limiter.waiting == 3 }
     #expect(started == [0, 1])
     #expect(limiter.running == 2)
     gates[1].open()
     await tasks[1].value
-    await eventually { started.count == 3 }
+    await gates[2].untilWaiting(1)
     #expect(started == [0, 1, 2])
     for index in [0, 2, 3, 4] {
       gates[index].open()
@@ -51,7 +53,8 @@ import Testing
       await gate.wait()
       return 0
     }
-    await eventually { limiter.running == 1 }
+    await gate.untilWaiting(1)  // its block runs: it holds the permit
+    #expect(limiter.running == 1)
     let waiter = Loadable<Int>()
     var ran = false
     let task: Task<Void, Never>
@@ -133,7 +136,8 @@ import Testing
       await gate.wait()
       return 2
     }
-    await eventually { limiter.running == 1 && order.count == 2 }
+    await gate.untilWaiting(1)
+    #expect(limiter.running == 1 && order.count == 2)
     clock.advance(by: .seconds(1))
     await eventually { limiter.waiting == 1 }  // the retry queues again
     gate.open()
@@ -214,7 +218,8 @@ import Testing
       await gate.wait()
       return 1
     }
-    await eventually { limiter.running == 1 }
+    await gate.untilWaiting(1)  // its block runs: it holds the permit
+    #expect(limiter.running == 1)
     let work = Task { @MainActor in
       try await limiter.withPermit { order.append("work") }
     }
