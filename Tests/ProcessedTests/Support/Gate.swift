@@ -82,17 +82,24 @@ func eventually(
 }
 
 /// Suspends until the calling task is cancelled (returns at once if it is): a block that waits for its load to be
-/// cancelled, on no clock at all.
-func untilCancelled() async {
+/// cancelled, on no clock at all. Returns anyway after `timeLimit` of real time — a deadline, so that a load that is
+/// never cancelled (a bug) ends and fails its test instead of hanging it.
+func untilCancelled(timeLimit: Duration = .seconds(20)) async {
   let waiter = CancellationWaiter()
+  let deadline = Task {
+    try? await Task.sleep(for: timeLimit)
+    waiter.cancel()
+  }
   await withTaskCancellationHandler {
     await withCheckedContinuation { waiter.park($0) }
   } onCancel: {
     waiter.cancel()
   }
+  deadline.cancel()
 }
 
-/// The continuation `untilCancelled()` parks, resumed once: by the cancellation, or at once if that came first.
+/// The continuation `untilCancelled()` parks, resumed once: by the cancellation or the deadline, or at once if one
+/// came first.
 private final class CancellationWaiter: Sendable {
   private let state = LockedBox<(cancelled: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
 
