@@ -36,17 +36,16 @@ final class Gate {
   }
 
   /// Suspends until exactly `count` tasks wait at the gate: resumed by the `wait()` or `open()` that makes it so,
-  /// not by polling. Records an issue and returns if that has not happened after `timeLimit` (a deadline on real
-  /// time, so that a bug fails the test instead of hanging it — never a "long enough" wait).
+  /// not by polling. Records an issue and returns if that has not happened within the ``SafetyLimit`` (so that a bug
+  /// fails the test instead of hanging it — never a "long enough" wait).
   func untilWaiting(
-    _ count: Int, timeLimit: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation
+    _ count: Int, timeLimit: Duration = SafetyLimit.standard, sourceLocation: SourceLocation = #_sourceLocation
   ) async {
     if waiters.count == count { return }
     let id = nextWatcherID
     nextWatcherID += 1
-    let deadline = Task { @MainActor [weak self] in
-      try? await Task.sleep(for: timeLimit)
-      guard !Task.isCancelled, let self, let index = self.watchers.firstIndex(where: { $0.id == id }) else { return }
+    let deadline = SafetyLimit.start(timeLimit) { [weak self] in
+      guard let self, let index = self.watchers.firstIndex(where: { $0.id == id }) else { return }
       Issue.record("\(count) waiting at the gate not reached in time", sourceLocation: sourceLocation)
       self.watchers.remove(at: index).continuation.resume()
     }
@@ -82,14 +81,11 @@ func eventually(
 }
 
 /// Suspends until the calling task is cancelled (returns at once if it is): a block that waits for its load to be
-/// cancelled, on no clock at all. Returns anyway after `timeLimit` of real time — a deadline, so that a load that is
-/// never cancelled (a bug) ends and fails its test instead of hanging it.
-func untilCancelled(timeLimit: Duration = .seconds(20)) async {
+/// cancelled, on no clock at all. Returns anyway at the ``SafetyLimit``, so that a load that is never cancelled (a
+/// bug) ends and fails its test instead of hanging it.
+func untilCancelled(timeLimit: Duration = SafetyLimit.standard) async {
   let waiter = CancellationWaiter()
-  let deadline = Task {
-    try? await Task.sleep(for: timeLimit)
-    waiter.cancel()
-  }
+  let deadline = SafetyLimit.start(timeLimit) { waiter.cancel() }
   await withTaskCancellationHandler {
     await withCheckedContinuation { waiter.park($0) }
   } onCancel: {

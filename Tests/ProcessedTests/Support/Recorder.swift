@@ -20,13 +20,13 @@ final class Recorder<Value> {
   }
 
   /// Suspends until `count` values were recorded — resumed by the recording itself, no polling — or records an
-  /// issue after `timeout` of real time (a safety limit, so that a bug fails instead of hanging).
+  /// issue at the ``SafetyLimit`` (so that a bug fails instead of hanging).
   func wait(
-    forCount count: Int, timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation
+    forCount count: Int, timeout: Duration = SafetyLimit.standard, sourceLocation: SourceLocation = #_sourceLocation
   ) async {
     if values.count >= count { return }
-    let limit = Task { [weak self] in
-      guard (try? await Task.sleep(for: timeout)) != nil, let self else { return }
+    let limit = SafetyLimit.start(timeout) { [weak self] in
+      guard let self else { return }
       Issue.record("timed out waiting for \(count) values; have \(self.values.count)", sourceLocation: sourceLocation)
       let pending = self.waiters.filter { $0.count == count }
       self.waiters.removeAll { $0.count == count }

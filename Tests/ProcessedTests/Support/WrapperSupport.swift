@@ -42,11 +42,11 @@ extension WrapperLatch where Value == Void {
 
 /// Small helpers for the wrapper tests.
 enum WrapperProbe {
-  /// Sleeps for at most `limit` and reports whether the current task was cancelled. Models cooperative work: it
-  /// ends early when its task is cancelled. A test that expects cancellation never waits the full `limit` unless
-  /// the behaviour is broken (then it fails, late but surely).
-  static func sleepUntilCancelled(limit: Duration = .seconds(10)) async -> Bool {
-    try? await Task.sleep(for: limit)
+  /// Waits until the current task is cancelled and reports whether it was. Models cooperative work: it ends when its
+  /// task is cancelled. A test that expects cancellation never reaches the ``SafetyLimit`` unless the behaviour is
+  /// broken (then it fails, late but surely).
+  static func sleepUntilCancelled(limit: Duration = SafetyLimit.standard) async -> Bool {
+    await untilCancelled(timeLimit: limit)
     return Task.isCancelled
   }
 }
