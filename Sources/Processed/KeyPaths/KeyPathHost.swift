@@ -12,8 +12,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   // Main-actor fields touched in short accesses that never span a call to user code: their dynamic exclusivity
   // checks are skipped (`@exclusivity(unchecked)`), as in `StateStorage`; so are those of the main-actor tables below.
   @usableFromInline let model: Model
-  @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
-  /// Reads and writes the state (see ``KeyPathAccess``).
+  /// Reads and writes the state (see ``KeyPathAccess``); the key path itself is in `key`.
   @usableFromInline let access: KeyPathAccess<Model, State>
   @usableFromInline @exclusivity(unchecked) var tracker = LoadTracker()
   /// Key-path states have no declaration options.
@@ -35,7 +34,6 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     access: KeyPathAccess<Model, State>
   ) {
     self.model = model
-    self.keyPath = keyPath
     self.access = access
     self.key = key
     let modelLink = KeyPathHostKey.resolveLink(model, keyPath)
