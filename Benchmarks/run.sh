@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the benchmarks in release mode and runs them pinned to one CPU, with the malloc interposer preloaded so
-# that allocations are counted. Usage: Benchmarks/run.sh [--rounds N]
+# that allocations are counted. Usage: Benchmarks/run.sh [--rounds N] [--only write|observe|yield|cycles|backtoback|policies|memory]
 set -euo pipefail
 cd "$(dirname "$0")"
 swift build -c release --product ProcessedBenchmarks

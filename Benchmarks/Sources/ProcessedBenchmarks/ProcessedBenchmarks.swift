@@ -14,17 +14,20 @@ struct ProcessedBenchmarks {
     {
       Bench.rounds = rounds
     }
+    // `--only NAME`: one group of rows (write, observe, yield, cycles, backtoback, policies, memory), for iterating.
+    let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    func runs(_ group: String) -> Bool { only == nil || only == group }
     Bench.interposerLoaded = (getenv("LD_PRELOAD") != nil) || (getenv("DYLD_INSERT_LIBRARIES") != nil)
     print("Processed benchmarks — release build, \(Bench.rounds) rounds, median per operation")
     print("allocation counts: \(Bench.interposerLoaded ? "malloc interposer loaded" : "n/a (run through run.sh)")\n")
 
-    for observers in [0, 1, 10, 100] { await writeAndNotify(observers: observers) }
-    await observeAndCancel()
-    await yieldingKeyPathLoad()
-    await loadCycles()
-    await backToBackLoads()
-    await policies()
-    memory()
+    if runs("write") { for observers in [0, 1, 10, 100] { await writeAndNotify(observers: observers) } }
+    if runs("observe") { await observeAndCancel() }
+    if runs("yield") { await yieldingKeyPathLoad() }
+    if runs("cycles") { await loadCycles() }
+    if runs("backtoback") { await backToBackLoads() }
+    if runs("policies") { await policies() }
+    if runs("memory") { memory() }
     Bench.printMarkdown()
   }
 

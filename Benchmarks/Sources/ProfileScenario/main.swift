@@ -1,7 +1,9 @@
 // One scenario in a loop, for `perf record` and quick timing (it prints nanoseconds per operation).
 // Usage: ProfileScenario observed|loadable|hand|observe|cancel|handdidset [count] [observers]
 //        ProfileScenario load|keypathload|handload|yieldload|yieldnoobs|yieldplain [count] [rounds]
+//        ProfileScenario yieldvs [count] [rounds]   (the yielding load and its floor, alternated)
 //        ProfileScenario cycle|keypathcycle|plainkeypathcycle|processcycle|handcycle [count] [rounds]   (each load awaited before the next)
+import Foundation
 import HandWritten
 import Processed
 
@@ -125,6 +127,40 @@ func backToBack(_ scenario: String) async {
     break
   }
   await last?.value
+}
+/// `yieldvs`: the yielding key-path load with one observer and the `didSet` floor, alternated in the same rounds;
+/// prints each one's median and the median of per-round ratios.
+@MainActor
+func yieldSideBySide() async {
+  let sink = Sink()
+  let model = Model()
+  let token = model.observe(\.numbers) { sink.take($0) }
+  let hand = HandDidSetModel()
+  _ = hand.observers.add { sink.take($0) }
+  var ours: [Double] = []
+  var floor: [Double] = []
+  for _ in 0..<max(1, observerCount) {
+    let start = clock.now
+    for i in 0..<count { hand.state = .loaded(i) }
+    let middle = clock.now
+    await model.load(\.numbers) { yield in
+      for i in 0..<count { yield(.loaded(i)) }
+    }
+    let end = clock.now
+    func ns(_ duration: Duration) -> Double {
+      (Double(duration.components.seconds) * 1e9 + Double(duration.components.attoseconds) / 1e9) / Double(count)
+    }
+    floor.append(ns(start.duration(to: middle)))
+    ours.append(ns(middle.duration(to: end)))
+  }
+  let ratios = zip(ours, floor).map { $0 / $1 }.sorted()
+  let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+  print("yield \(Int(median(ours))) ns, didSet floor \(Int(median(floor))) ns, ratio \(ratios[ratios.count / 2])")
+  withExtendedLifetime(token) {}
+}
+if scenario == "yieldvs" {
+  await yieldSideBySide()
+  exit(0)
 }
 for _ in 0..<max(1, observerCount) { await backToBack(scenario) }
 let elapsed = start.duration(to: clock.now)
