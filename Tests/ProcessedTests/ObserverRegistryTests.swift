@@ -321,9 +321,10 @@ private final class Canary: Sendable {
     let registry = model.observers
     let slot = registry.slot(for: \Board.plain, of: Int.self)
 
-    registry.keyPathWrite(in: slot, value: 5, readBack: { model.plain }) {
+    registry.keyPathWrite(in: slot, value: 5, readBack: { model.plain }) { readingBack in
       model.plain = 5
       model.title = "inside"
+      return readingBack ? model.plain : nil
     }
     #expect(log.values == ["title:inside", "plain:5"])
     model.plain = 6

@@ -38,6 +38,15 @@ static inline uint64_t processed_atomic_u64_load(processed_atomic_u64 *atomic) {
   return atomic_load_explicit(&atomic->value, memory_order_seq_cst);
 }
 
+/// A relaxed load: for a flag that only says *whether* something happened, and orders nothing else.
+static inline uint64_t processed_atomic_u64_load_relaxed(processed_atomic_u64 *atomic) {
+  return atomic_load_explicit(&atomic->value, memory_order_relaxed);
+}
+
+static inline void processed_atomic_u64_store_relaxed(processed_atomic_u64 *atomic, uint64_t value) {
+  atomic_store_explicit(&atomic->value, value, memory_order_relaxed);
+}
+
 static inline void processed_atomic_u64_store(processed_atomic_u64 *atomic, uint64_t value) {
   atomic_store_explicit(&atomic->value, value, memory_order_seq_cst);
 }

@@ -240,9 +240,16 @@ extension StateHost {
         try await block()
         return State.finished(startedAs: plan.startState).map(LoadOutcome.write) ?? .done
       case .yielding(let block):
-        try await block { state in
-          guard let host = host.object, host.mayWrite(id) else { return }
-          host.store(state)
+        // The `mayWrite` check of every `yield`, with the task's cancellation read from a flag (see
+        // ``CancellationFlag``) rather than from the task's status.
+        let cancelled = CancellationFlag()
+        try await withTaskCancellationHandler {
+          try await block { state in
+            guard !cancelled.isRaised, let host = host.object, host.tracker.isCurrent(id) else { return }
+            host.store(state)
+          }
+        } onCancel: {
+          cancelled.raise()
         }
         return .done
       }

@@ -75,12 +75,15 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @inlinable
   func store(_ state: State) {
     if State.keepsLastValue, let extras { extras.rememberValue(replacing: currentState, with: state) }
+    // The closures capture the model and the accessor, not the host, which then need not be retained around the
+    // write.
+    let (model, access) = (self.model, self.access)
     if let link {
-      link.keyPathWrite(value: state, readBack: { access.read(model) }) {
-        access.write(model, state)
+      link.keyPathWrite(value: state, readBack: { access.read(model) }) { readingBack in
+        access.write(model, state, readingBack: readingBack)
       }
     } else {
-      access.write(model, state)
+      _ = access.write(model, state)
     }
   }
 
@@ -188,28 +191,31 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
 /// a key path that is not a literal at the call, the closure applies it at run time, as `model[keyPath:]` would.
 @usableFromInline
 struct KeyPathAccess<Model: AnyObject, State> {
-  /// Reads the state (`newState == nil`) and returns it, or writes `newState` and returns `nil`. One closure, not
-  /// two: capture propagation needs the literal to have a single user.
-  @usableFromInline let apply: (_ model: Model, _ newState: State?) -> State?
+  /// Reads the state (`newState == nil`) and returns it; or writes `newState` and returns the state read back right
+  /// after when `readingBack` (a `didSet` may have normalised it), `nil` otherwise. One closure, not several:
+  /// capture propagation needs the literal to have a single user.
+  @usableFromInline let apply: (_ model: Model, _ newState: State?, _ readingBack: Bool) -> State?
 
   @inlinable @inline(__always)
   init(_ keyPath: ReferenceWritableKeyPath<Model, State>) {
-    apply = { model, newState in
+    apply = { model, newState, readingBack in
       guard let newState else { return model[keyPath: keyPath] }
       model[keyPath: keyPath] = newState
-      return nil
+      return readingBack ? model[keyPath: keyPath] : nil
     }
   }
 
   @inlinable
   func read(_ model: Model) -> State {
     // A read always returns the state.
-    apply(model, nil).unsafelyUnwrapped
+    apply(model, nil, false).unsafelyUnwrapped
   }
 
+  /// Writes `state`; when `readingBack`, returns the state the property holds right after (one call of the
+  /// accessor for both), otherwise `nil`.
   @inlinable
-  func write(_ model: Model, _ state: State) {
-    _ = apply(model, state)
+  func write(_ model: Model, _ state: State, readingBack: Bool = false) -> State? {
+    apply(model, state, readingBack)
   }
 }
 

@@ -87,7 +87,7 @@ struct SlotLink: @unchecked Sendable {
   /// Runs a key-path write and notifies the slot's observers once (see
   /// ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
   @inlinable @MainActor
-  func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
+  func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: (_ readingBack: Bool) -> Value?) {
     slot.withGuaranteedInstance { $0.keyPathWrite(value: value, readBack: readBack, write: write) }
   }
 

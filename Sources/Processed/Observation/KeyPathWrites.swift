@@ -47,18 +47,29 @@ enum KeyPathWrites {
     return outer
   }
 
-  /// The key-path write of `slot` returns: puts the outer write's record back and returns the value this write
-  /// settled on, if any.
+  /// The key-path write of `slot` returns: puts the outer write's record back and returns the number of the value
+  /// this write settled on (read it with ``settledValue(_:)``), or `0` when it settled on none.
+  ///
+  /// Returns a number, not the value: an `Any?` returned here would be tested and destroyed through value witnesses
+  /// on every write, and a value settles only when the property notifies by itself or a write nests.
   @usableFromInline
-  static func end(_ slot: ObserverSlot, _ outer: Record) -> Any? {
+  static func end(_ slot: ObserverSlot, _ outer: Record) -> UInt16 {
     let fields = slot.mainFields
     let settled = fields.pointee.settledWrite
     fields.pointee.writeDepth = outer.depth
     fields.pointee.echoedWrite = outer.echoed
     fields.pointee.settledWrite = outer.settled
     depth -= 1
-    if settled == 0, settledValues.isEmpty { return nil }
-    let value = settled == 0 ? nil : settledValues[Int(settled) - 1]
+    // The outermost write empties the list, unless this write settled: then `settledValue` does, after reading it.
+    if depth == 0, settled == 0, !settledValues.isEmpty { settledValues.removeAll(keepingCapacity: true) }
+    return settled
+  }
+
+  /// The value numbered `settled` (returned by ``end(_:_:)``, not `0`); the list is emptied once no write is in
+  /// progress any more.
+  @usableFromInline
+  static func settledValue(_ settled: UInt16) -> Any {
+    let value = settledValues[Int(settled) - 1]
     if depth == 0 { settledValues.removeAll(keepingCapacity: true) }
     return value
   }
@@ -95,7 +106,8 @@ extension ObserverSlot {
   /// The property may notify by itself (an ``Observed`` property, or a `didSet` that calls
   /// ``ObservableModel/notifyObservers(_:)``), and each change must reach each observer exactly once. The first
   /// notification of the slot made while this write is the innermost one — its *echo* — is absorbed, and its value
-  /// (which a `didSet` may have normalised) is the one delivered. Without an echo the value is read back, or, when
+  /// (which a `didSet` may have normalised) is the one delivered. Without an echo the value is read back (`write`
+  /// writes and, when asked, returns the value the property holds right after, in one call), or, when
   /// a nested key-path write of the same property began during this one (from a `didSet`), the value the property
   /// held at that moment. The observers are taken before `write` runs and the slot's delivery turn is reserved, so
   /// nested changes — from a `didSet` or from observers — reach observers after this one, in order, and are never
@@ -105,23 +117,23 @@ extension ObserverSlot {
   /// deliver, no outer write waiting for its value, and a notification the property makes itself reaches whoever
   /// registered meanwhile, as for any write of the property).
   @inlinable @MainActor
-  func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: () -> Void) {
+  func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: (_ readingBack: Bool) -> Value?) {
     if mainFields.pointee.writeDepth == 0, !processed_slot_has_observers(sync) {
-      write()
+      _ = write(false)
       return
     }
     let recipients = ChangeRecipients(first: snapshot(of: Value.self))
     let ownsDelivery = reserveDelivery()
     let outer = KeyPathWrites.begin(self) { readBack() }
-    write()
+    // Read back in the same call as the write, unless nobody is to be told.
+    let readValue = write(!recipients.isEmpty)
+    let settled = KeyPathWrites.end(self, outer)
     let delivered: Value
-    if let settled = KeyPathWrites.end(self, outer) {
+    if settled != 0 {
       // The slot's value type was checked when it was resolved.
-      delivered = settled as! Value
-    } else if recipients.isEmpty {
-      delivered = value
+      delivered = KeyPathWrites.settledValue(settled) as! Value
     } else {
-      delivered = readBack()
+      delivered = readValue ?? value
     }
     completeDelivery(delivered, to: recipients, owning: ownsDelivery)
   }

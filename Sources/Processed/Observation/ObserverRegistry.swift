@@ -106,7 +106,9 @@ public final class ObserverRegistry: Sendable {
   }
 
   @inlinable @MainActor
-  func keyPathWrite<Value>(in slot: ObserverSlot, value: Value, readBack: () -> Value, write: () -> Void) {
+  func keyPathWrite<Value>(
+    in slot: ObserverSlot, value: Value, readBack: () -> Value, write: (_ readingBack: Bool) -> Value?
+  ) {
     slot.keyPathWrite(value: value, readBack: readBack, write: write)
   }
 
