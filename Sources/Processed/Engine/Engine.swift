@@ -84,6 +84,7 @@ extension StateHost {
     }
     var plan = plan
     plan.debounce = delay
+    plan.debounceOrigin = lastLoadCall
     plan.silently = silently
     return launch(plan, writingStartState: false, priority: priority, currentState: currentState)
   }
@@ -326,23 +327,50 @@ final class HostReference<Host: AnyObject & Sendable>: @unchecked Sendable {
   }
 }
 
-/// Sleeping for delays of any size (interrupts, timeouts) on any clock.
+/// Sleeping for delays of any size (interrupts, timeouts, retry delays, debounces) on any clock.
 ///
-/// A clock's `sleep(for:)` traps on very large durations (the deadline overflows), so delays are capped at
-/// ``longest`` (about 292 billion years) and slept in chunks of a day; the accumulated delay saturates there too.
+/// Every wait sleeps *until a deadline* measured from a fixed origin — the moment the wait began, or the moment of
+/// the call it belongs to — never for a duration counted from whenever the previous step woke up. So a manual clock
+/// advanced past several deadlines at once wakes them all, and time spent between steps (an interrupt's handler, a
+/// hop to the main actor) does not push later deadlines back.
+///
+/// A clock traps on very large deadlines (the instant overflows), so delays are capped at ``longest`` (about 292
+/// billion years) and slept in steps of a day, each until its own deadline from the origin; accumulated delays
+/// saturate there too.
 @usableFromInline
 enum InterruptClock {
   /// The longest delay honoured; larger ones are treated as this (in practice: never).
   @usableFromInline static let longest = Duration.seconds(Int64.max)
-  private static let chunk = Duration.seconds(86_400)
+  private static let step = Duration.seconds(86_400)
 
+  /// Sleeps until `delay` after `origin` on `clock`; from now when `origin` is `nil` or an instant of another
+  /// clock type.
   @usableFromInline
-  static func sleep(for duration: Duration, on clock: any Clock<Duration>) async throws {
-    var remaining = duration
-    while remaining > .zero {
-      let step = min(remaining, chunk)
-      try await clock.sleep(for: step)
-      remaining -= step
+  static func sleep(
+    for delay: Duration, after origin: (any InstantProtocol<Duration>)? = nil, on clock: any Clock<Duration>
+  ) async throws {
+    try await sleep(for: delay, after: origin, onClock: clock)
+  }
+
+  private static func sleep<C: Clock<Duration>>(
+    for delay: Duration, after origin: (any InstantProtocol<Duration>)?, onClock clock: C
+  ) async throws {
+    try await sleep(until: min(delay, longest), since: (origin as? C.Instant) ?? clock.now, on: clock)
+  }
+
+  /// Sleeps until `offset` after `origin`, in steps of a day from `reached` (an offset already slept until).
+  static func sleep<C: Clock<Duration>>(
+    until offset: Duration, since origin: C.Instant, from reached: Duration = .zero, on clock: C
+  ) async throws {
+    var reached = reached
+    while reached < offset {
+      reached = offset - reached > step ? reached + step : offset
+      try await clock.sleep(until: origin.advanced(by: reached), tolerance: nil)
     }
+  }
+
+  /// `total + delay`, saturating at ``longest``.
+  static func adding(_ delay: Duration, to total: Duration) -> Duration {
+    longest - total < delay ? longest : total + delay
   }
 }

@@ -51,7 +51,7 @@ extension StateHost {
   ) async -> LoadPhases.Next<State>? {
     switch step {
     case .debounce(let delay):
-      try? await InterruptClock.sleep(for: delay, on: plan.clock)
+      try? await InterruptClock.sleep(for: delay, after: plan.debounceOrigin?.instant, on: plan.clock)
       guard let current = host.object, current.mayWrite(id) else { break }
       return phases.debounceEnded()
     case .writeStartState:
@@ -160,12 +160,25 @@ extension StateHost {
   @inlinable
   static func runInterrupts(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
     guard let onInterrupt = plan.onInterrupt else { return }
+    await runInterrupts(plan, onInterrupt, id: id, host: host, on: plan.clock)
+  }
+
+  /// The interrupts on the options' clock (opened, so that each deadline is measured from the interrupts' start:
+  /// `[1 s, 2 s]` fires at 1 s and 3 s however long `onInterrupt` takes, also when a manual clock jumps to 3 s).
+  @usableFromInline
+  static func runInterrupts<C: Clock<Duration>>(
+    _ plan: LoadPlan<State>, _ onInterrupt: @MainActor (_ accumulatedDelay: Duration) throws -> Void, id: UInt64,
+    host: HostReference<Self>, on clock: C
+  ) async {
+    let origin = clock.now
     var accumulated = Duration.zero
     for requested in plan.interrupts {
       if requested > .zero {
-        let delay = min(requested, InterruptClock.longest)
-        do { try await InterruptClock.sleep(for: delay, on: plan.clock) } catch { return }
-        accumulated = InterruptClock.longest - accumulated < delay ? InterruptClock.longest : accumulated + delay
+        let previous = accumulated
+        accumulated = InterruptClock.adding(requested, to: accumulated)
+        do {
+          try await InterruptClock.sleep(until: accumulated, since: origin, from: previous, on: clock)
+        } catch { return }
       }
       guard let current = host.object, current.mayWrite(id) else { return }
       // Taken before `onInterrupt` runs: it may start a newer load, whose task must not be cancelled here.
@@ -233,7 +246,7 @@ enum LoadJoin {
 /// When a debounced load call was made, on its options' clock: what a `.leading` debounce compares with.
 @usableFromInline
 final class LoadCallMark: Sendable {
-  let instant: any InstantProtocol<Duration>
+  @usableFromInline let instant: any InstantProtocol<Duration>
 
   @usableFromInline
   init(_ clock: any Clock<Duration>) {

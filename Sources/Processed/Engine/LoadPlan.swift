@@ -26,6 +26,9 @@ struct LoadPlan<State: ManagedState> {
   /// How long the load waits before it starts (a debounce), or `nil` when it starts at once. A debounced load writes
   /// its start state after the wait, not when it is called.
   @usableFromInline var debounce: Duration?
+  /// When the debounced call was made: the debounce is measured from there, not from when the load's task began
+  /// to wait.
+  @usableFromInline var debounceOrigin: LoadCallMark?
   /// Whether the start state is left unwritten (`silently:`); read by a debounced load, which writes it late.
   @usableFromInline var silently = false
   /// A refresh of a loaded state: an ordinary failure is not written; the error is kept in the activity instead, and

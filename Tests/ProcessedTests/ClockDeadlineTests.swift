@@ -1,0 +1,121 @@
+import ProcessedTesting
+import Testing
+
+@testable import Processed
+
+/// Every wait the library makes sleeps until a deadline measured from a fixed origin, so a manual clock controls time
+/// completely: advancing it past several deadlines at once wakes them all, and delays of any size are defined.
+@MainActor
+@Suite struct ClockDeadlineTests {
+  @MainActor
+  final class Model: ObservableModel {
+    let observers = ObserverRegistry()
+    @Loadable var numbers: LoadableState<Int>
+  }
+
+  static let twoDays = Duration.seconds(2 * 86_400)
+
+  @Test func interruptsFireAtTheirAccumulatedDeadlinesWhenTheClockJumpsPastThem() async throws {
+    let clock = TestClock()
+    let model = Model()
+    let gate = Gate()
+    let fired = Recorder<Duration>()
+    let task: Task<Void, Never> = model.$numbers.load(
+      options: LoadOptions(clock: clock), interrupts: [.seconds(1), .seconds(2)]
+    ) {
+      await gate.wait()
+      return 1
+    } onInterrupt: { accumulated in
+      fired.record(accumulated)
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(3))  // past both deadlines (1 s and 3 s) in one step
+    await fired.wait(forCount: 2)
+    #expect(fired.values == [.seconds(1), .seconds(3)])
+    gate.open()
+    await task.value
+    #expect(model.numbers == .loaded(1))
+  }
+
+  @Test func interruptDeadlinesDoNotDriftWithTheTimeBetweenThem() async throws {
+    let clock = TestClock()
+    let model = Model()
+    let gate = Gate()
+    let fired = Recorder<Duration>()
+    let task: Task<Void, Never> = model.$numbers.load(
+      options: LoadOptions(clock: clock), interrupts: [.seconds(1), .seconds(2)]
+    ) {
+      await gate.wait()
+      return 1
+    } onInterrupt: { accumulated in
+      fired.record(accumulated)
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(1_500))  // the first fires; the second is due at 3 s, not at 1.5 s + 2 s
+    await fired.wait(forCount: 1)
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(1_500))
+    await fired.wait(forCount: 2)
+    #expect(fired.values == [.seconds(1), .seconds(3)])
+    gate.open()
+    await task.value
+  }
+
+  @Test func aDebounceLongerThanADayEndsWhenTheClockReachesIt() async throws {
+    let clock = TestClock()
+    let model = Model()
+    let history = StateRecorder(model.$numbers)
+    var runs = 0
+    let task: Task<Void, Never> = model.$numbers.load(
+      options: LoadOptions(debounce: .trailing(Self.twoDays), clock: clock)
+    ) {
+      runs += 1
+      return 1
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: Self.twoDays)
+    try await history.wait(forCount: 2)  // fails, rather than hangs, if the load waits on
+    await task.value
+    #expect(runs == 1)
+    #expect(model.numbers == .loaded(1))
+  }
+
+  @Test func aTimeoutLongerThanADayEndsTheAttemptWhenTheClockReachesIt() async throws {
+    let clock = TestClock()
+    let model = Model()
+    let history = StateRecorder(model.$numbers)
+    let task: Task<Void, Never> = model.$numbers.load(options: LoadOptions(timeout: Self.twoDays, clock: clock)) {
+      await untilCancelled()
+      return 1
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: Self.twoDays)
+    try await history.wait(forCount: 2)  // fails, rather than hangs, if the attempt runs on
+    await task.value
+    #expect(history.values == [.loading, .error(TimeoutError())])
+  }
+
+  @Test func aDebounceIsMeasuredFromTheCallNotFromWhenTheLoadBeganToWait() async throws {
+    let clock = TestClock()
+    let model = Model()
+    let history = StateRecorder(model.$numbers)
+    let task: Task<Void, Never> = model.$numbers.load(
+      options: LoadOptions(debounce: .trailing(.seconds(1)), clock: clock)
+    ) { 1 }
+    clock.advance(by: .seconds(1))  // before the load's task has started to wait
+    try await history.wait(forCount: 2)  // no further advance: the load started at the deadline
+    await task.value
+    #expect(history.values == [.loading, .loaded(1)])
+  }
+
+  @Test func retryDelaysOfCenturiesAreDefinedAndCapped() {
+    var generator = SystemRandomNumberGenerator()
+    let centuries = Duration.seconds(10_000_000_000)  // about 317 years
+    #expect(RetryPolicy.constant(centuries, maxRetries: 1).delay(beforeRetry: 1, using: &generator) == centuries)
+    let endless = RetryPolicy.exponential(
+      maxRetries: 5, initialDelay: .seconds(Int64.max), maxDelay: .seconds(Int64.max), jitter: .none)
+    let delay = endless.delay(beforeRetry: 5, using: &generator)
+    #expect(delay > centuries)
+    #expect(delay <= InterruptClock.longest)
+  }
+}
