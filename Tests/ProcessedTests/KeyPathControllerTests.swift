@@ -128,6 +128,48 @@ final class PlainViewModel: LoadableSupport, ProcessSupport {
     activityToken.cancel()
   }
 
+  @Test func aWrapperPropertysControllerKeepsNeitherTheModelNorTheStateAlive() async {
+    var model: PolicyModel? = PolicyModel()
+    weak let released = model
+    let loads = model!.loadables.results
+    let runs = model!.processes.save
+    let stream = loads.states
+    await loads.load { 1 }
+    model = nil
+    #expect(released == nil)
+    var lateChanges = 0
+    let token = loads.observe { _ in lateChanges += 1 }
+    let activityToken = loads.observeActivity { _ in lateChanges += 1 }
+    var ran = false
+    let task: Task<Void, Never> = loads.load {
+      ran = true
+      return 2
+    }
+    await task.value
+    await runs.run { ran = true }
+    loads.cancel()
+    loads.reset()
+    runs.reset()
+    #expect(!ran)
+    #expect(loads.state == .absent)
+    #expect(loads.lastValue == nil)
+    #expect(runs.state == .idle)
+    #expect(loads.activity == LoadActivity())
+    // The stream ends: the wrapper's storage went with its model (a stream that never ends fails at the safety
+    // limit instead of hanging the test).
+    let ended = Recorder<[LoadableState<Int>]>()
+    Task {
+      var seen: [LoadableState<Int>] = []
+      for await state in stream { seen.append(state) }
+      ended.record(seen)
+    }
+    await ended.wait(forCount: 1)
+    #expect(ended.values == [[.absent, .loading, .loaded(1)]])
+    #expect(lateChanges == 0)
+    token.cancel()
+    activityToken.cancel()
+  }
+
   @Test func onAClassThatIsNotAnObservableModelObserversSeeTheLibrarysWrites() async {
     let model = PlainViewModel()
     let controller = model.loadables.numbers

@@ -158,3 +158,66 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     model == nil ? nil : extras.lastValueState as? State
   }
 }
+
+/// A `@Loadable`/`@Process` property reached by key path (`model.loadables.x` where `x` is a wrapper): the wrapper's
+/// own storage, so that every face drives one state — held weakly, with its model, so that the controller keeps
+/// neither alive. Once either is gone every operation does nothing, as for ``KeyPathTargetOf``, and `states` has
+/// ended with the storage.
+@usableFromInline @MainActor
+final class WrapperTargetOf<State: ManagedState & Sendable>: KeyPathTarget<State> {
+  @usableFromInline weak var model: AnyObject?
+  @usableFromInline weak var storage: StateStorage<State>?
+
+  @usableFromInline
+  init(model: AnyObject, storage: StateStorage<State>) {
+    self.model = model
+    self.storage = storage
+    super.init()
+  }
+
+  /// The storage, while its model exists.
+  @inlinable
+  var live: StateStorage<State>? { model == nil ? nil : storage }
+
+  @usableFromInline override var currentState: State { live?.currentState ?? super.currentState }
+
+  @usableFromInline
+  override func start(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?, refreshing: Bool
+  ) -> Task<Void, Never> {
+    guard let storage = live else {
+      return super.start(plan, silently: silently, options: options, priority: priority, refreshing: refreshing)
+    }
+    return storage.start(plan, silently: silently, options: options, priority: priority, refreshing: refreshing)
+  }
+
+  @usableFromInline
+  override func startAwaited(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, refreshing: Bool
+  ) -> AwaitedLoad {
+    guard let storage = live else {
+      return super.startAwaited(plan, silently: silently, options: options, refreshing: refreshing)
+    }
+    return storage.startAwaited(plan, silently: silently, options: options, refreshing: refreshing)
+  }
+
+  @usableFromInline override func cancel() { live?.cancelLoad() }
+  @usableFromInline override func reset() { live?.resetState() }
+
+  @usableFromInline
+  override func observe(_ onChange: @escaping @MainActor (State) -> Void) -> ObservationToken {
+    live?.observe(onChange) ?? super.observe(onChange)
+  }
+
+  @usableFromInline
+  override func states() -> AsyncStream<State> { live?.states() ?? super.states() }
+
+  @usableFromInline override var activity: LoadActivity { live?.activity ?? super.activity }
+
+  @usableFromInline
+  override func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
+    live?.observeActivity(onChange) ?? super.observeActivity(onChange)
+  }
+
+  @usableFromInline override var lastValueState: State? { live?.lastValueState }
+}

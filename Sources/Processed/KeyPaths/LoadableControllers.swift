@@ -114,10 +114,12 @@ extension ProcessSupport {
 
 extension StateTarget {
   /// The target of `keyPath` of `model`: the wrapper's storage when the property is a `@Loadable`/`@Process`
-  /// wrapper (one state, whichever face), else the key path itself.
+  /// wrapper (one state, whichever face; held weakly, like the model), else the key path itself.
   @inlinable @MainActor
   static func of<Model: AnyObject>(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> Self {
-    if let storage = WrapperLookup.read(model, keyPath).storage { return .storage(storage) }
+    if let storage = WrapperLookup.read(model, keyPath).storage {
+      return .keyPath(WrapperTargetOf(model: model, storage: storage))
+    }
     return .keyPath(KeyPathTargetOf(model: model, keyPath: keyPath))
   }
 }
