@@ -46,15 +46,17 @@ public struct LoadProgress: Sendable, Equatable {
   /// }
   /// ```
   ///
-  /// A report from a load that is no longer current (superseded, cancelled, reset, ended), from outside any load, or
-  /// from a detached task does nothing. The progress is cleared when the load ends.
+  /// A report from a load that is no longer current (superseded, cancelled — also through its `Task` — reset,
+  /// ended), from outside any load, or from a detached task does nothing. The progress is cleared when the load
+  /// ends.
   ///
   /// - Parameters:
   ///   - fraction: The fraction done; clamped to `0...1`; `nil` or NaN: indeterminate.
   ///   - message: A line to show beside it.
   @MainActor
   public static func report(fraction: Double?, message: String? = nil) {
-    guard let load = LoadContext.current else { return }
+    // A load whose task was cancelled can no longer write: its reports are dropped too.
+    guard let load = LoadContext.current, !Task.isCancelled else { return }
     load.sink.reportProgress(LoadProgress(fraction: fraction, message: message), from: load.id)
   }
 

@@ -74,7 +74,9 @@ extension StateHost {
   func startShaped(
     _ plan: LoadPlan<State>, _ options: LoadOptions, silently: Bool, priority: TaskPriority?, currentState: State?
   ) -> Task<Void, Never> {
-    if options.overlap == .joinRunning, tracker.isRunning {
+    // A load whose task was cancelled (through the `Task` its call returned, or its `async` caller) can no longer
+    // write: there is nothing to join, and the call starts a load that supersedes it.
+    if options.overlap == .joinRunning, tracker.isRunning, tracker.task?.isCancelled != true {
       let ended = FirstSignal<Bool>()
       tracker.joiners.append(ended)
       return Task(priority: priority) { await LoadJoin.wait(until: ended) }

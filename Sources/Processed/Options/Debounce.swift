@@ -35,7 +35,8 @@ public enum OverlapPolicy: Sendable, Equatable {
   /// The new call supersedes the load in progress (latest wins). The default.
   case cancelRunning
   /// While a load is in progress (in any phase), the call starts nothing, writes nothing and never runs its block;
-  /// its `Task` ends, and its `async` form returns, when the load in progress ends. With no load in progress it
-  /// starts as usual.
+  /// its `Task` ends, and its `async` form returns, when the load in progress ends. With no load in progress — or
+  /// when the one in progress had its task cancelled (through the `Task` its call returned), so that it can no
+  /// longer write — it starts as usual.
   case joinRunning
 }
