@@ -66,6 +66,31 @@ import Testing
     #expect(state.wrappedValue == .loaded(2))
   }
 
+  @Test func whenRetriesRunOutTheLastAttemptsErrorIsTheLastError() async throws {
+    let clock = TestClock()
+    let state = Loadable<Int>()
+    let activity = log(state.projectedValue)
+    var attempts = 0
+    let options = LoadOptions(retry: .constant(.seconds(1), maxRetries: 1), clock: clock)
+    let task: Task<Void, Never> = state.projectedValue.load(options: options) {
+      attempts += 1
+      throw Failure(attempt: attempts)
+    }
+    try await clock.waitForSleepers(1)
+    #expect(state.projectedValue.activity.lastError as? Failure == Failure(attempt: 1))
+    clock.advance(by: .seconds(1))
+    await task.value
+    #expect(state.wrappedValue == .error(Failure(attempt: 2)))
+    #expect(state.projectedValue.activity.lastError as? Failure == Failure(attempt: 2))
+    #expect(
+      activity.values == [
+        LoadActivity(phase: .running(attempt: 1)),
+        LoadActivity(phase: .retrying(attempt: 2), lastError: Failure(attempt: 1)),
+        LoadActivity(phase: .running(attempt: 2), lastError: Failure(attempt: 1)),
+        LoadActivity(phase: .idle, lastError: Failure(attempt: 2)),
+      ])
+  }
+
   @Test func aSupersedingLoadChangesNothingWhenItsActivityIsTheSame() async {
     let state = Loadable<Int>()
     let activity = log(state.projectedValue)

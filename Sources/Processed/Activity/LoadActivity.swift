@@ -37,8 +37,9 @@ public struct LoadActivity: Sendable, Equatable {
   /// The running load's last reported progress (``LoadProgress/report(fraction:message:)``); cleared when the load
   /// ends.
   public var progress: LoadProgress?
-  /// The error of the last failed attempt while the load retries, or of a failed refresh (which keeps the loaded
-  /// value on screen). Cleared by a load that succeeds and by `reset()`.
+  /// The error of the last failed attempt while the load retries (and, once retries run out, of the attempt that
+  /// failed last — the one the state shows), or of a failed refresh (which keeps the loaded value on screen).
+  /// Cleared by a load that succeeds and by `reset()`.
   public var lastError: (any Error)?
 
   /// Whether a load is under way: ``phase`` is not ``Phase/idle``.

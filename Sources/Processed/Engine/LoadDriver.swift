@@ -23,12 +23,17 @@ extension StateHost {
       var generator = SystemRandomNumberGenerator()
       while true {
         switch next {
-        case .attempt:
+        case .attempt(let attempt):
           enter(phases.activity, id: id, host: host)
           var thrown: (any Error)?
           let outcome = await runAttempt(plan, id: id, host: host, holding: options?.limiter, thrown: &thrown)
           next = phases.attemptEnded(outcome, thrown: thrown, using: &generator)
-          if case .retry = next { enter(phases.activity, keeping: thrown, id: id, host: host) }
+          if case .retry = next {
+            enter(phases.activity, keeping: thrown, id: id, host: host)
+          } else if attempt > 1, let thrown, case .end(.write(let state)) = next, state.failureError != nil {
+            // The last of several attempts failed too: its error, not an earlier attempt's, is the last one.
+            keep(thrown, id: id, host: host)
+          }
         case .end(let outcome):
           return outcome
         default:
@@ -142,6 +147,13 @@ extension StateHost {
     case .stopped:
       return .done
     }
+  }
+
+  /// Load `id`, if it is current, keeps `error` beside its state (``LoadActivity/lastError``).
+  @inlinable
+  static func keep(_ error: any Error, id: UInt64, host: HostReference<Self>) {
+    guard let current = host.object, current.tracker.isCurrent(id) else { return }
+    current.keepError(error)
   }
 
   /// Load `id`, if it is current, entered `phase` (and keeps `error` beside its state, when given).
