@@ -170,6 +170,26 @@ final class PlainViewModel: LoadableSupport, ProcessSupport {
     activityToken.cancel()
   }
 
+  @Test func aKeyPathStatesLastValueIsKeptBeforeAnyControllerExists() async {
+    struct Oops: Error {}
+    let model = PolicyModel()
+    await model.load(\.keyPathResults) { 1 }
+    await model.load(\.keyPathResults) { throw Oops() }
+    #expect(model.keyPathResults == .error(Oops()))
+    #expect(model.loadables.keyPathResults.lastValue == 1)
+    await model.load(\.keyPathResults) { 2 }
+    let gate = Gate()
+    let reload: Task<Void, Never> = model.load(\.keyPathResults) {
+      await gate.wait()
+      return 3
+    }
+    #expect(model.loadables.keyPathResults.lastValue == 2)  // kept through .loading
+    gate.open()
+    await reload.value
+    model.reset(\.keyPathResults)
+    #expect(model.loadables.keyPathResults.lastValue == nil)  // a reset forgets it
+  }
+
   @Test func onAClassThatIsNotAnObservableModelObserversSeeTheLibrarysWrites() async {
     let model = PlainViewModel()
     let controller = model.loadables.numbers

@@ -74,7 +74,10 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
 
   @inlinable
   func store(_ state: State) {
-    if State.keepsLastValue, let extras { extras.rememberValue(replacing: currentState, with: state) }
+    // The last value (`lastValue` of a key-path controller) changes only when a state that holds a value is replaced
+    // by one that holds none, or by the reset state: a write of a value (every `yield` of `.loaded`) does nothing
+    // here. The extras are made at the first such change, so a controller made later still sees it.
+    if State.keepsLastValue, !state.holdsValue { keepLastValue(replacedBy: state) }
     // The closures capture the model and the accessor, not the host, which then need not be retained around the
     // write.
     let (model, access) = (self.model, self.access)
@@ -84,6 +87,30 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
       }
     } else {
       _ = access.write(model, state)
+    }
+  }
+
+  /// The state is about to be replaced by `state`, which holds no value: a reset forgets the last value, and a
+  /// state that holds one is kept. Out of line: it is not on the path of a write of a value.
+  ///
+  /// Kept in the state's slot (``ObserverSlotMainFields/keptState``): the model's registry slot of an
+  /// ``ObservableModel``, or the slot kept beside the state of another class once a controller observes it — so a
+  /// plain class's last value is kept from the moment it has a controller.
+  @inlinable @inline(never)
+  func keepLastValue(replacedBy state: State) {
+    guard let link else { return }
+    let fields = link.anchor.mainFields
+    if state.isResetState {
+      fields.pointee.keptState = nil
+    } else {
+      let old = currentState
+      guard old.holdsValue else { return }
+      if let kept = fields.pointee.keptState {
+        // Reused: a slot belongs to one key path, so whatever it keeps is of this state type.
+        unsafeDowncast(kept, to: KeptState<State>.self).state = old
+      } else {
+        fields.pointee.keptState = KeptState(old)
+      }
     }
   }
 
@@ -294,7 +321,6 @@ struct KeyPathHostKey: Hashable {
   @MainActor static var parkedKeyPath: AnyKeyPath?
   /// The model's slot for `parkedKeyPath`; `nil` when the model is not an ``ObservableModel``.
   @MainActor static var parkedAnchor: ObserverSlot?
-
   /// The model registry's slot link for `keyPath` of `model`, or `nil` when the model is not an
   /// ``ObservableModel`` (see ``SlotLink/resolve(_:keyPath:)``).
   @usableFromInline @MainActor
@@ -313,8 +339,7 @@ struct KeyPathHostKey: Hashable {
 
 /// What the library keeps about a key-path state beyond its running load, whose host lives only while the load
 /// runs: the last debounced call (for `.leading` debounces), the activity record (its observers, the error kept
-/// beside the state), the last value and, for a class that is not an ``ObservableModel``, the slot its controllers
-/// observe. Held in a main-actor table by instance and key path, with a weak reference to the instance, so
+/// beside the state) and, for a class that is not an ``ObservableModel``, the slot its controllers observe. Held in a main-actor table by instance and key path, with a weak reference to the instance, so
 /// that an instance whose identity is reused does not inherit its predecessor's and the table never keeps a model
 /// alive; entries of instances that are gone are swept when the table has doubled since the last sweep. While the
 /// table is empty, a host's lookup is one `isEmpty` check.
@@ -323,9 +348,6 @@ final class KeyPathStateExtras {
   @usableFromInline weak var model: AnyObject?
   @usableFromInline var lastLoadCall: LoadCallMark?
   @usableFromInline var activityRecord: ActivityRecord?
-  /// The last state that held a value, while the state holds none (`lastValue` of a key-path controller): kept by
-  /// the library's writes from the moment the extras exist.
-  @usableFromInline var lastValueState: Any?
   /// For a class that is not an ``ObservableModel``: the slot its key-path controllers observe, which the
   /// library's writes notify. Closed when the extras go away (after their model did, at a sweep).
   var ownSlot: ObserverSlot?
@@ -347,13 +369,6 @@ final class KeyPathStateExtras {
 
   isolated deinit {
     ownSlot?.close()
-  }
-
-  @inlinable
-  func rememberValue<State: ManagedState>(replacing old: State, with new: State) {
-    var kept = lastValueState as? State
-    State.keepLastValue(&kept, replacing: old, with: new)
-    lastValueState = kept
   }
 
   @usableFromInline static var table: [KeyPathHostKey: KeyPathStateExtras] = [:]
@@ -378,5 +393,16 @@ final class KeyPathStateExtras {
       sweepAt = max(64, table.count * 2)
     }
     return extras
+  }
+}
+
+/// A key-path state's last state that held a value (see ``ObserverSlotMainFields/keptState``).
+@usableFromInline
+final class KeptState<State> {
+  @usableFromInline var state: State
+
+  @usableFromInline
+  init(_ state: State) {
+    self.state = state
   }
 }

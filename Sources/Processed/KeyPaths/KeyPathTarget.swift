@@ -55,7 +55,7 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
   @usableFromInline weak var model: Model?
   @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
   /// What the library keeps about this state beyond its running load (see ``KeyPathStateExtras``): made with the
-  /// controller, so that from now on the state's activity and last value are kept.
+  /// controller, so that from now on the state's activity is kept (its last value is kept by every library write).
   let extras: KeyPathStateExtras
 
   @usableFromInline
@@ -155,7 +155,8 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
   }
 
   @usableFromInline override var lastValueState: State? {
-    model == nil ? nil : extras.lastValueState as? State
+    guard let model else { return nil }
+    return (link(of: model).anchor.mainFields.pointee.keptState as? KeptState<State>)?.state
   }
 }
 

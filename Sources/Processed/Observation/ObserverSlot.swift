@@ -265,6 +265,9 @@ struct ObserverSlotMainFields {
   @usableFromInline var echoedWrite = false
   /// Where the value that write settled on is in `KeyPathWrites.settledValues`, plus one; `0`: none yet.
   @usableFromInline var settledWrite: UInt16 = 0
+  /// For a key-path state: its last state that held a value, while it holds none (a ``KeptState``; `lastValue` of
+  /// its controller). Kept here, in the model's registry, so that it lives exactly as long as the model.
+  @usableFromInline var keptState: AnyObject?
 
   @usableFromInline
   init() {}
