@@ -26,8 +26,12 @@
 /// - On another class, they deliver the changes the library writes (loads, `cancel`, `reset` through the library),
 ///   not direct writes of the property; and since such a class has no registry that ends with it, `states` ends
 ///   only when the iterating task is cancelled.
-/// - `activity` and `lastValue` of a plain key-path state are kept by the library from the moment a controller of
-///   that state is first made (`lastValue` then sees the library's writes).
+/// - `lastValue` of a plain key-path state on an ``ObservableModel`` sees every write the library makes (loads,
+///   `cancel`, `reset`), also those made before the controller; on another class, from the moment a controller of
+///   that state is first made. `activity` is kept from the moment a controller is first made. Neither sees direct
+///   writes of the property.
+/// - `model.loadables.x` of a `@Loadable` property is the wrapper's own controller state, held weakly like the
+///   model.
 @MainActor @dynamicMemberLookup
 public struct LoadableControllers<Model: LoadableSupport> {
   @usableFromInline let model: Model
