@@ -26,6 +26,25 @@ final class PolicyModel: ObservableModel, LoadableSupport, ProcessSupport {
     LoadOptions(debounce: .leading(.milliseconds(milliseconds)), clock: clock)
   }
 
+  @Test func aLeadingDebounceCountsOrdinaryLoadCallsAfterTheStatesFirstDebouncedOne() async throws {
+    let model = PolicyModel()
+    await model.$results.load(options: leading(1_000)) { 1 }  // the first call: at once
+    clock.advance(by: .seconds(2))
+    await model.$results.load(options: LoadOptions(clock: clock)) { 2 }  // an ordinary call, timed now
+    clock.advance(by: .milliseconds(500))
+    var runs = 0
+    let task: Task<Void, Never> = model.$results.load(options: leading(1_000)) {
+      runs += 1
+      return 3
+    }
+    #expect(model.$results.activity.phase == .debouncing)  // the ordinary call was 0.5 s ago
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    await task.value
+    #expect(runs == 1)
+    #expect(model.results == .loaded(3))
+  }
+
   @Test func aTrailingLoadWritesNothingWhileWaitingAndANewerCallReplacesIt() async throws {
     let model = PolicyModel()
     let history = StateRecorder(model.$results)

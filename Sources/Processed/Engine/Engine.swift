@@ -40,7 +40,18 @@ extension StateHost {
     if let settings = plan.settings, settings.shapesTheStart {
       return startShaped(plan, settings.options, silently: silently, priority: priority, currentState: currentState)
     }
+    // A `.leading` debounce starts at once only when the state had no load call within its duration. Once a state
+    // has had a debounced call, every later call is timed too; the calls before it are not, so that a state that
+    // never debounces pays nothing for it.
+    if lastLoadCall != nil { recordLoadCall(options: options) }
     return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
+  }
+
+  /// Records a load call that is not debounced, on the clock of its options (given, else declared, else the
+  /// continuous clock).
+  @usableFromInline
+  func recordLoadCall(options: LoadOptions?) {
+    lastLoadCall = LoadCallMark(options?.clock ?? declaredSettings?.options.clock ?? ContinuousClock())
   }
 
   /// Supersedes the current load and starts `plan` as the new current load: a fresh id, its task, then the start
@@ -81,7 +92,11 @@ extension StateHost {
       tracker.joiners.append(ended)
       return Task(priority: priority) { await LoadJoin.wait(until: ended) }
     }
-    guard let debounce = options.debounce, let delay = debounceDelay(debounce, on: options.clock) else {
+    guard let debounce = options.debounce else {
+      if lastLoadCall != nil { recordLoadCall(options: options) }
+      return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
+    }
+    guard let delay = debounceDelay(debounce, on: options.clock) else {
       return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
     }
     var plan = plan

@@ -15,8 +15,9 @@
 public enum Debounce: Sendable, Equatable {
   /// The load waits the duration before it starts; a newer call during the wait replaces it.
   case trailing(Duration)
-  /// The load starts at once when its state had no debounced load call in the last duration; otherwise as
-  /// `.trailing`.
+  /// The load starts at once when its state had no load call in the last duration; otherwise as `.trailing`.
+  /// Calls are timed from the state's first debounced call on (earlier ones are not: a state that never debounces
+  /// pays nothing for it).
   case leading(Duration)
 }
 
