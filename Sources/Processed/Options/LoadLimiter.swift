@@ -23,6 +23,11 @@
 ///
 /// > Note: A limiter counts blocks, not states: two loads of one state never hold two permits, because a newer load
 /// > supersedes the older one — but a superseded block that ignores cancellation keeps its permit until it returns.
+///
+/// > Important: A limiter is not reentrant, like any semaphore. A block that *awaits* a load needing a permit of the
+/// > limiter whose permit it holds — of the same state (`await $x.load(options: o) { await $x.load(options: o) { 2 };
+/// > return 1 }`) or of another — waits for as long as no other permit frees up: with `maxConcurrent: 1`, forever.
+/// > Start the inner load without awaiting it, or give it options without this limiter.
 public final class LoadLimiter: Sendable {
   /// How many blocks may run at once.
   public let maxConcurrent: Int
