@@ -23,11 +23,34 @@ import Testing
     clock.advance(by: .milliseconds(1))
     await tasks[1].value
     #expect(woken.values == [1])
+    clock.advance(to: TestClock.Instant(offset: .seconds(2)))
+    await tasks[2].value
+    #expect(woken.values == [1, 2])
+    #expect(clock.sleeperCount == 1)
     clock.advance(to: TestClock.Instant(offset: .seconds(3)))
     for task in tasks { await task.value }
     #expect(woken.values == [1, 2, 0])
     #expect(clock.sleeperCount == 0)
     #expect(clock.now == TestClock.Instant(offset: .seconds(3)))
+  }
+
+  @Test func oneAdvanceWakesEverySleeperItPasses() async throws {
+    let clock = TestClock()
+    let woken = Recorder<Int>()
+    var tasks: [Task<Void, Never>] = []
+    for (index, seconds) in [3, 1, 2].enumerated() {
+      tasks.append(
+        Task {
+          try? await clock.sleep(until: clock.now.advanced(by: .seconds(seconds)))
+          woken.record(index)
+        })
+    }
+    try await clock.waitForSleepers(3)
+    clock.advance(by: .seconds(5))
+    for task in tasks { await task.value }
+    // Resumed in deadline order; after that, which task reaches the main actor first is the scheduler's choice.
+    #expect(Set(woken.values) == [0, 1, 2])
+    #expect(clock.sleeperCount == 0)
   }
 
   @Test func aDeadlineThatHasPassedReturnsAtOnce() async throws {
