@@ -40,15 +40,19 @@ extension StateHost {
     if let settings = plan.settings, settings.shapesTheStart {
       return startShaped(plan, settings.options, silently: silently, priority: priority, currentState: currentState)
     }
-    // A `.leading` debounce starts at once only when the state had no load call within its duration. Once a state
-    // has had a debounced call, every later call is timed too; the calls before it are not, so that a state that
-    // never debounces pays nothing for it.
-    if lastLoadCall != nil { recordLoadCall(options: options) }
+    noteLoadCall(options: options)
     return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
   }
 
-  /// Records a load call that is not debounced, on the clock of its options (given, else declared, else the
-  /// continuous clock).
+  /// A load call that is not debounced: a `.leading` debounce starts at once only when the state had no load call
+  /// within its duration. Once a state has had a debounced call, every later call is timed too (on its options'
+  /// clock, else the declared one, else the continuous clock); the calls before it are not, so that a state that
+  /// never debounces pays nothing for it.
+  @inlinable
+  func noteLoadCall(options: LoadOptions?) {
+    if lastLoadCall != nil { recordLoadCall(options: options) }
+  }
+
   @usableFromInline
   func recordLoadCall(options: LoadOptions?) {
     lastLoadCall = LoadCallMark(options?.clock ?? declaredSettings?.options.clock ?? ContinuousClock())
@@ -93,7 +97,7 @@ extension StateHost {
       return Task(priority: priority) { await LoadJoin.wait(until: ended) }
     }
     guard let debounce = options.debounce else {
-      if lastLoadCall != nil { recordLoadCall(options: options) }
+      noteLoadCall(options: options)
       return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
     }
     guard let delay = debounceDelay(debounce, on: options.clock) else {
