@@ -15,19 +15,25 @@ import Testing
 
   static let twoDays = Duration.seconds(2 * 86_400)
 
-  @Test func interruptsFireAtTheirAccumulatedDeadlinesWhenTheClockJumpsPastThem() async throws {
-    let clock = TestClock()
-    let model = Model()
-    let gate = Gate()
-    let fired = Recorder<Duration>()
-    let task: Task<Void, Never> = model.$numbers.load(
-      options: LoadOptions(clock: clock), interrupts: [.seconds(1), .seconds(2)]
-    ) {
+  /// Starts a load with interrupts `[1 s, 2 s]` on `clock` whose block waits at `gate`; `fired` records each
+  /// interrupt's accumulated delay.
+  func startInterruptedLoad(
+    of model: Model, on clock: TestClock, gate: Gate, fired: Recorder<Duration>
+  ) -> Task<Void, Never> {
+    model.$numbers.load(options: LoadOptions(clock: clock), interrupts: [.seconds(1), .seconds(2)]) {
       await gate.wait()
       return 1
     } onInterrupt: { accumulated in
       fired.record(accumulated)
     }
+  }
+
+  @Test func interruptsFireAtTheirAccumulatedDeadlinesWhenTheClockJumpsPastThem() async throws {
+    let clock = TestClock()
+    let model = Model()
+    let gate = Gate()
+    let fired = Recorder<Duration>()
+    let task = startInterruptedLoad(of: model, on: clock, gate: gate, fired: fired)
     try await clock.waitForSleepers(1)
     clock.advance(by: .seconds(3))  // past both deadlines (1 s and 3 s) in one step
     await fired.wait(forCount: 2)
@@ -42,14 +48,7 @@ import Testing
     let model = Model()
     let gate = Gate()
     let fired = Recorder<Duration>()
-    let task: Task<Void, Never> = model.$numbers.load(
-      options: LoadOptions(clock: clock), interrupts: [.seconds(1), .seconds(2)]
-    ) {
-      await gate.wait()
-      return 1
-    } onInterrupt: { accumulated in
-      fired.record(accumulated)
-    }
+    let task = startInterruptedLoad(of: model, on: clock, gate: gate, fired: fired)
     try await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(1_500))  // the first fires; the second is due at 3 s, not at 1.5 s + 2 s
     await fired.wait(forCount: 1)

@@ -93,11 +93,20 @@ final class PlainViewModel: LoadableSupport, ProcessSupport {
     #expect(await iterator.next() == .loaded(1))
   }
 
-  @Test func aControllerDoesNotKeepItsModelAliveAndDoesNothingOnceItIsGone() async {
+  /// Which properties of `PolicyModel` a controller lifetime test drives.
+  enum Property: CaseIterable {
+    /// `keyPathResults` / `keyPathSave`: plain stored properties.
+    case plain
+    /// `results` / `save`: `@Loadable` / `@Process` wrappers, whose controllers are the wrappers' own.
+    case wrapper
+  }
+
+  @Test(arguments: Property.allCases)
+  func aControllerKeepsNeitherItsModelNorItsStateAliveAndDoesNothingOnceTheModelIsGone(_ property: Property) async {
     var model: PolicyModel? = PolicyModel()
     weak let released = model
-    let loads = model!.loadables.keyPathResults
-    let runs = model!.processes.keyPathSave
+    let loads = property == .plain ? model!.loadables.keyPathResults : model!.loadables.results
+    let runs = property == .plain ? model!.processes.keyPathSave : model!.processes.save
     let stream = loads.states
     await loads.load { 1 }
     model = nil
@@ -118,45 +127,11 @@ final class PlainViewModel: LoadableSupport, ProcessSupport {
     runs.reset()
     #expect(!ran)
     #expect(loads.state == .absent)
-    #expect(runs.state == .idle)
-    #expect(loads.activity == LoadActivity())
-    var seen: [LoadableState<Int>] = []
-    for await state in stream { seen.append(state) }  // ends: the model's registry is gone
-    #expect(seen == [.absent, .loading, .loaded(1)])
-    #expect(lateChanges == 0)  // the observers of a controller whose model is gone hear nothing
-    token.cancel()
-    activityToken.cancel()
-  }
-
-  @Test func aWrapperPropertysControllerKeepsNeitherTheModelNorTheStateAlive() async {
-    var model: PolicyModel? = PolicyModel()
-    weak let released = model
-    let loads = model!.loadables.results
-    let runs = model!.processes.save
-    let stream = loads.states
-    await loads.load { 1 }
-    model = nil
-    #expect(released == nil)
-    var lateChanges = 0
-    let token = loads.observe { _ in lateChanges += 1 }
-    let activityToken = loads.observeActivity { _ in lateChanges += 1 }
-    var ran = false
-    let task: Task<Void, Never> = loads.load {
-      ran = true
-      return 2
-    }
-    await task.value
-    await runs.run { ran = true }
-    loads.cancel()
-    loads.reset()
-    runs.reset()
-    #expect(!ran)
-    #expect(loads.state == .absent)
     #expect(loads.lastValue == nil)
     #expect(runs.state == .idle)
     #expect(loads.activity == LoadActivity())
-    // The stream ends: the wrapper's storage went with its model (a stream that never ends fails at the safety
-    // limit instead of hanging the test).
+    // The stream ends: the model's registry, and a wrapper's storage, went with the model (a stream that never ends
+    // fails at the safety limit instead of hanging the test).
     let ended = Recorder<[LoadableState<Int>]>()
     Task {
       var seen: [LoadableState<Int>] = []
@@ -165,7 +140,7 @@ final class PlainViewModel: LoadableSupport, ProcessSupport {
     }
     await ended.wait(forCount: 1)
     #expect(ended.values == [[.absent, .loading, .loaded(1)]])
-    #expect(lateChanges == 0)
+    #expect(lateChanges == 0)  // the observers of a controller whose model is gone hear nothing
     token.cancel()
     activityToken.cancel()
   }

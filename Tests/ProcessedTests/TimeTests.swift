@@ -6,17 +6,20 @@ import Testing
 /// `TestClock` itself, and every wait a load makes (timeouts, interrupts) driven through it: no real sleeps.
 @MainActor
 @Suite struct TestClockTests {
+  /// Three tasks sleeping 3 s, 1 s and 2 s on `clock`; each records its index in `woken` when it wakes.
+  func startSleepers(on clock: TestClock, recordingIn woken: Recorder<Int>) -> [Task<Void, Never>] {
+    [3, 1, 2].enumerated().map { index, seconds in
+      Task {
+        try? await clock.sleep(until: clock.now.advanced(by: .seconds(seconds)))
+        woken.record(index)
+      }
+    }
+  }
+
   @Test func sleepersWakeAtTheirDeadlinesInOrder() async throws {
     let clock = TestClock()
     let woken = Recorder<Int>()
-    var tasks: [Task<Void, Never>] = []
-    for (index, seconds) in [3, 1, 2].enumerated() {
-      tasks.append(
-        Task {
-          try? await clock.sleep(until: clock.now.advanced(by: .seconds(seconds)))
-          woken.record(index)
-        })
-    }
+    let tasks = startSleepers(on: clock, recordingIn: woken)
     try await clock.waitForSleepers(3)
     clock.advance(by: .milliseconds(999))
     #expect(clock.sleeperCount == 3)
@@ -37,14 +40,7 @@ import Testing
   @Test func oneAdvanceWakesEverySleeperItPasses() async throws {
     let clock = TestClock()
     let woken = Recorder<Int>()
-    var tasks: [Task<Void, Never>] = []
-    for (index, seconds) in [3, 1, 2].enumerated() {
-      tasks.append(
-        Task {
-          try? await clock.sleep(until: clock.now.advanced(by: .seconds(seconds)))
-          woken.record(index)
-        })
-    }
+    let tasks = startSleepers(on: clock, recordingIn: woken)
     try await clock.waitForSleepers(3)
     clock.advance(by: .seconds(5))
     for task in tasks { await task.value }

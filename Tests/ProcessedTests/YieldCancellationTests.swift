@@ -44,28 +44,23 @@ import Testing
     }
   }
 
-  @Test(arguments: Face.allCases)
-  func aYieldAfterTheTaskWasCancelledOnTheMainActorWritesNothing(_ face: Face) async {
-    let model = Model()
-    let gate = Gate()
-    let history = recorder(face, of: model)
-    let task = startLoad(face, of: model, gate: gate)
-    await gate.untilWaiting(1)
-    task.cancel()
-    gate.open()
-    await task.value
-    #expect(history.values == [.loading, .loaded(1)])
+  /// Where the load's task is cancelled from.
+  enum Canceller: CaseIterable {
+    case mainActor, anotherThread
   }
 
-  @Test(arguments: Face.allCases)
-  func aYieldAfterTheTaskWasCancelledFromAnotherThreadWritesNothing(_ face: Face) async {
+  @Test(arguments: Face.allCases, Canceller.allCases)
+  func aYieldAfterTheTaskWasCancelledWritesNothing(_ face: Face, _ canceller: Canceller) async {
     let model = Model()
     let gate = Gate()
     let history = recorder(face, of: model)
     let task = startLoad(face, of: model, gate: gate)
     await gate.untilWaiting(1)
+    switch canceller {
+    case .mainActor: task.cancel()
     // `cancel()` returns only once the cancellation handlers ran: the flag is raised before the gate opens.
-    await Task.detached { task.cancel() }.value
+    case .anotherThread: await Task.detached { task.cancel() }.value
+    }
     gate.open()
     await task.value
     #expect(history.values == [.loading, .loaded(1)])
