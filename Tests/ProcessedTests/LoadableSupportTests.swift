@@ -998,6 +998,28 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
     #expect(model.numbersLog == history.values)
   }
 
+  /// A key-path write is one write of the property, whatever the property is: its `willSet` and `didSet` run once
+  /// each, with the new and the old value, and a computed property's setter runs once, with the written state.
+  @Test func propertyObserversAndSettersRunOncePerWrite() async {
+    let model = KeyPathAccessorModel()
+    await model.load(\.observed) { yield in
+      yield(.loaded([1]))
+      yield(.loaded([2]))
+    }
+    #expect(
+      model.log == [
+        "willSet loading", "didSet absent", "willSet loaded([1])", "didSet loading",
+        "willSet loaded([2])", "didSet loaded([1])",
+      ])
+    model.log = []
+    await model.load(\.computed) { yield in
+      yield(.loaded([1]))
+      yield(.loaded([2]))
+    }
+    #expect(model.log.filter { $0.hasPrefix("set") } == ["set loading", "set loaded([1])", "set loaded([2])"])
+    #expect(model.storage == .loaded([2]))
+  }
+
   @Test func observedPropertyIsNotifiedOnce() async {
     let model = KeyPathObservedModel()
     let history = keyPathRecorder(model, \.numbers)

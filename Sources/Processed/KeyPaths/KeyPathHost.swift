@@ -227,7 +227,12 @@ struct KeyPathAccess<Model: AnyObject, State> {
   init(_ keyPath: ReferenceWritableKeyPath<Model, State>) {
     apply = { model, newState, readingBack in
       guard let newState else { return model[keyPath: keyPath] }
-      model[keyPath: keyPath] = newState
+      // A swap through an `inout` access, not an assignment: for a literal key path, an assignment is projected
+      // with a retain and release of `model` around the store, an `inout` access as a plain store (measured).
+      // The property sees the same thing: one write of `newState`, with its observers run once.
+      var replaced = newState
+      swap(&model[keyPath: keyPath], &replaced)
+      _ = consume replaced
       return readingBack ? model[keyPath: keyPath] : nil
     }
   }

@@ -270,3 +270,35 @@ final class KeyPathSubVM: KeyPathBaseVM {}
 enum KeyPathTaskLocal {
   @TaskLocal static var marker = 0
 }
+
+/// A plain class whose states have property observers and a computed setter, each logging its calls.
+@MainActor
+final class KeyPathAccessorModel: LoadableSupport {
+  var log: [String] = []
+  var storage: LoadableState<[Int]> = .absent
+
+  var observed: LoadableState<[Int]> = .absent {
+    willSet { log.append("willSet \(Self.describe(newValue))") }
+    didSet { log.append("didSet \(Self.describe(oldValue))") }
+  }
+
+  var computed: LoadableState<[Int]> {
+    get {
+      log.append("get")
+      return storage
+    }
+    set {
+      log.append("set \(Self.describe(newValue))")
+      storage = newValue
+    }
+  }
+
+  static func describe(_ state: LoadableState<[Int]>) -> String {
+    switch state {
+    case .absent: "absent"
+    case .loading: "loading"
+    case .loaded(let value): "loaded(\(value))"
+    case .error: "error"
+    }
+  }
+}
