@@ -385,6 +385,36 @@ final class ReentrancyBox<Value> {
     history.token?.cancel()
   }
 
+  /// An observer cancels or resets the load when it sees a yielded state, during that yield's write: the write ends
+  /// normally, and the block's later yields, across a suspension too, are never written. A key-path load's host
+  /// leaves the table of running loads during that write (and may be freed): under the address sanitizer this also
+  /// checks that the write does not touch it after.
+  @Test(arguments: LoadFaceKind.allCases, ReentrantControl.allCases)
+  func observerCancellingOrResettingFromAYieldStopsTheYieldingLoad(_ kind: LoadFaceKind, _ control: ReentrantControl)
+    async
+  {
+    let face = kind.make()
+    let history = face.record()
+    let stopper = face.observe { state in
+      if state == .loaded(1) { control.apply(to: face) }
+    }
+    let task = face.loadYielding { yield in
+      yield(.loaded(1))
+      yield(.loaded(2))
+      await Task.yield()
+      yield(.loaded(3))
+    }
+    await task.value
+    #expect(history.values == [.loading, .loaded(1)] + control.written)
+    #expect(face.state() == (control == .cancel ? .loaded(1) : .absent))
+    #expect(!face.isRunning())
+    // A newer load runs as usual.
+    await face.loadYielding { yield in yield(.loaded(4)) }.value
+    #expect(face.state() == .loaded(4))
+    stopper.cancel()
+    history.token?.cancel()
+  }
+
   /// An observer that starts a newer load when it sees a yield: the older load's later yields, across a suspension
   /// too, and its error are never written; the newer load writes `.loading` (the state was `.loaded(1)`) and its
   /// value, after the change that triggered it.

@@ -20,6 +20,10 @@ protocol StateHost<State>: AnyObject, Sendable {
   var currentState: State { get }
   /// Stores `state` and notifies every observer of it.
   func store(_ state: State)
+  /// ``store(_:)``, called on a host its caller does not retain (a `yield` reaching a main-actor host; see
+  /// `HostReference.storeIfCurrent`): the host keeps itself alive until the call returns, also when the write ends
+  /// its load.
+  func storeUnretained(_ state: State)
   /// Called when the host no longer has a current load (it ended, was cancelled or reset).
   func loadDidEnd()
   /// The reference to this host that its loads' tasks hold; see ``hostReference``.

@@ -114,8 +114,35 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     }
   }
 
+  // MARK: Yields through an unretained reference
+  //
+  // A load's `yield` reaches its host without retaining it (`HostReference.storeIfCurrent`), which saves a retain and
+  // a release on every yielded state. Invariant: the only strong references to a running host are the table's
+  // (`KeyPathHostKey`) and those of main-actor code while it runs; the table drops its reference in `loadDidEnd` only.
+  // So a host cannot be freed during an unretained write unless that write ends its load (an observer or a `didSet`
+  // cancels or resets it, or starts a newer load); `loadDidEnd` then hands the table's reference to
+  // `KeyPathHostKey.retired`, and the write releases it when it returns.
+
+  /// How many unretained writes of this host are under way (nested writes are possible, from observers).
+  @usableFromInline @exclusivity(unchecked) var unretainedWrites: UInt32 = 0
+  /// The load ended during an unretained write: `KeyPathHostKey.retired` keeps the host until the write returns.
+  @usableFromInline @exclusivity(unchecked) var isRetired = false
+
+  @inlinable
+  func storeUnretained(_ state: State) {
+    unretainedWrites += 1
+    store(state)
+    unretainedWrites -= 1
+    // Still alive here: held by the table, or retired (see above).
+    if isRetired, unretainedWrites == 0 { KeyPathHostKey.release(retired: self) }
+  }
+
   @inlinable
   func loadDidEnd() {
+    if unretainedWrites != 0, !isRetired {
+      isRetired = true
+      KeyPathHostKey.retired.append(self)
+    }
     KeyPathHostKey.forget(self, key)
   }
 
@@ -283,6 +310,19 @@ struct KeyPathHostKey: Hashable {
   static func runningHost(for key: KeyPathHostKey) -> AnyObject? {
     if let lastHost, lastKey == key { return lastHost }
     return table.isEmpty ? nil : table[key]
+  }
+
+  /// Hosts whose load ended during a write that reaches them unretained (see `KeyPathHost.storeUnretained`), kept
+  /// until that write returns.
+  @usableFromInline @MainActor @exclusivity(unchecked) static var retired: [AnyObject] = []
+
+  /// Releases a host kept in ``retired``, once the write that needed it returned.
+  @usableFromInline @MainActor
+  static func release(retired host: AnyObject) {
+    guard let index = retired.firstIndex(where: { $0 === host }) else { return }
+    // Released after the array's mutation: the host's `deinit` may release its model, whose `deinit` is user code.
+    let released = retired.remove(at: index)
+    withExtendedLifetime(released) {}
   }
 
   /// Every running host's key (for tests and diagnostics).
