@@ -122,7 +122,7 @@ extension ObserverSlot {
       _ = write(false)
       return
     }
-    let recipients = ChangeRecipients(first: snapshot(of: Value.self))
+    let recipients = snapshot(of: Value.self)
     let ownsDelivery = reserveDelivery()
     let outer = KeyPathWrites.begin(self) { readBack() }
     // Read back in the same call as the write, unless nobody is to be told.
