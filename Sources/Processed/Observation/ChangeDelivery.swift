@@ -147,16 +147,15 @@ struct ObserverSnapshot<Value> {
     // An empty snapshot began no notification, so it must not end one.
     guard let slot else { return }
     slot.withGuaranteedInstance { slot in
-      switch calls {
-      case .one(let single):
+      if let single = calls.single {
         // Unretained: the snapshot keeps the call alive.
-        Unmanaged.passUnretained(single).withGuaranteedInstance { call in
+        single.withGuaranteedInstance { call in
           if slot.removals == epoch || slot.isRegistered(call.id) {
             // The slot's value type was checked when it was resolved.
             unsafeDowncast(call, to: TypedObserverCall<Value>.self).handler(value)
           }
         }
-      case .several(let list):
+      } else if case .several(let list) = calls {
         list.withElements { calls in
           var mustRecheck = false
           for index in calls.indices {
@@ -172,8 +171,6 @@ struct ObserverSnapshot<Value> {
             }
           }
         }
-      case .none:
-        break
       }
       // A waiter that arrives just after this read the waiter count is not woken here; it sleeps at most one
       // `WaitPoint` interval before it sees the change itself.
@@ -205,6 +202,17 @@ enum SnapshotCalls {
   case none
   case one(ObserverCall)
   case several(ContiguousArray<ObserverCall>)
+
+  /// The one observer, unretained (the snapshot holds it).
+  ///
+  /// Read through this property rather than bound by a `switch` in ``ObserverSnapshot/deliver(_:)``: a payload bound
+  /// there is retained around the observer's call and released after it (measured: a retain and a release per
+  /// notification); here the copy and its release are adjacent, and the optimizer removes both.
+  @inlinable
+  var single: Unmanaged<ObserverCall>? {
+    if case .one(let call) = self { return .passUnretained(call) }
+    return nil
+  }
 }
 
 /// Everyone one change goes to when it reaches two slots (a wrapper's own observers and its model's), or when
