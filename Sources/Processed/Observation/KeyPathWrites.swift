@@ -18,6 +18,9 @@ enum KeyPathWrites {
   /// The values writes settled on, in the order they settled (an outer write may settle after a nested one);
   /// emptied when the outermost write returns.
   @exclusivity(unchecked) static var settledValues: [Any] = []
+  /// Whether ``settledValues`` may hold values: a plain global, read by every outermost write, where reading
+  /// `settledValues` itself would go through its lazy initialization (a `swift_once` call) each time.
+  @exclusivity(unchecked) static var hasSettledValues = false
 
   /// A slot's record of its innermost write, saved by a nested write of the same property.
   @usableFromInline
@@ -61,7 +64,7 @@ enum KeyPathWrites {
     fields.pointee.settledWrite = outer.settled
     depth -= 1
     // The outermost write empties the list, unless this write settled: then `settledValue` does, after reading it.
-    if depth == 0, settled == 0, !settledValues.isEmpty { settledValues.removeAll(keepingCapacity: true) }
+    if depth == 0, settled == 0, hasSettledValues { emptySettledValues() }
     return settled
   }
 
@@ -70,14 +73,20 @@ enum KeyPathWrites {
   @usableFromInline
   static func settledValue(_ settled: UInt16) -> Any {
     let value = settledValues[Int(settled) - 1]
-    if depth == 0 { settledValues.removeAll(keepingCapacity: true) }
+    if depth == 0 { emptySettledValues() }
     return value
   }
 
   /// Keeps `value` and returns its index plus one (`0` means none).
   static func settle(on value: Any) -> UInt16 {
     settledValues.append(value)
+    hasSettledValues = true
     return UInt16(settledValues.count)
+  }
+
+  private static func emptySettledValues() {
+    settledValues.removeAll(keepingCapacity: true)
+    hasSettledValues = false
   }
 
   /// Whether a notification of `slot` with `value` is the echo of the innermost key-path write; then its value is
