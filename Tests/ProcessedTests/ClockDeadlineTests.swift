@@ -60,6 +60,28 @@ import Testing
     await task.value
   }
 
+  /// Interrupts are measured from the moment the first attempt starts, not from whenever their task first runs: time
+  /// that passes before it runs (here the block advances the clock before it first suspends, as a busy main actor
+  /// would delay that task) counts.
+  @Test func interruptsCountFromTheAttemptsStartNotFromWhenTheirTaskRuns() async throws {
+    let clock = TestClock()
+    let model = Model()
+    let gate = Gate()
+    let fired = Recorder<Duration>()
+    let task: Task<Void, Never> = model.$numbers.load(options: LoadOptions(clock: clock), interrupts: [.seconds(1)]) {
+      clock.advance(by: .seconds(1))  // before the interrupts' task has run at all
+      await gate.wait()
+      return 1
+    } onInterrupt: { accumulated in
+      fired.record(accumulated)
+    }
+    await fired.wait(forCount: 1)  // with the clock never advanced again
+    #expect(fired.values == [.seconds(1)])
+    gate.open()
+    await task.value
+    #expect(model.numbers == .loaded(1))
+  }
+
   @Test func aDebounceLongerThanADayEndsWhenTheClockReachesIt() async throws {
     let clock = TestClock()
     let model = Model()

@@ -18,7 +18,10 @@ extension StateHost {
       next = following
     }
     // Interrupts count from the moment the first attempt starts and span all attempts.
-    let interrupts = plan.interrupts.isEmpty ? nil : Task { await runInterrupts(plan, id: id, host: host) }
+    // Measured from now, not from when their task first runs (on a busy main actor, that may be much later).
+    let interrupts =
+      plan.interrupts.isEmpty
+      ? nil : Task { [start = plan.clock.now] in await runInterrupts(plan, id: id, host: host, from: start) }
     let outcome = await withTaskCancellationHandler {
       var generator = SystemRandomNumberGenerator()
       while true {
@@ -170,19 +173,22 @@ extension StateHost {
   /// at once and adds nothing. An error thrown from `onInterrupt` ends the load like an error from the block, and
   /// cancels the load's task (never retried).
   @inlinable
-  static func runInterrupts(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
+  static func runInterrupts(
+    _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, from start: any InstantProtocol<Duration>
+  ) async {
     guard let onInterrupt = plan.onInterrupt else { return }
-    await runInterrupts(plan, onInterrupt, id: id, host: host, on: plan.clock)
+    await runInterrupts(plan, onInterrupt, id: id, host: host, from: start, on: plan.clock)
   }
 
-  /// The interrupts on the options' clock (opened, so that each deadline is measured from the interrupts' start:
-  /// `[1 s, 2 s]` fires at 1 s and 3 s however long `onInterrupt` takes, also when a manual clock jumps to 3 s).
+  /// The interrupts on the options' clock (opened, so that each deadline is measured from `start`, the moment the
+  /// first attempt started: `[1 s, 2 s]` fires at 1 s and 3 s however long `onInterrupt` takes, also when a manual
+  /// clock jumps to 3 s).
   @usableFromInline
   static func runInterrupts<C: Clock<Duration>>(
     _ plan: LoadPlan<State>, _ onInterrupt: @MainActor (_ accumulatedDelay: Duration) throws -> Void, id: UInt64,
-    host: HostReference<Self>, on clock: C
+    host: HostReference<Self>, from start: any InstantProtocol<Duration>, on clock: C
   ) async {
-    let origin = clock.now
+    let origin = (start as? C.Instant) ?? clock.now
     var accumulated = Duration.zero
     for requested in plan.interrupts {
       if requested > .zero {
