@@ -61,6 +61,18 @@ public final class LoadLimiter: Sendable {
   /// ```
   public var waiting: Int { queue.withLock { $0.waiting } }
 
+  /// What ``onQueueChange`` calls.
+  typealias QueueObserver = @Sendable () -> Void
+
+  /// For tests: called after every change of ``running`` or ``waiting``, outside the lock, on the thread that made
+  /// it — so that a test can wait for a load to queue (which nothing else reports: its activity is already
+  /// `.waiting` when it is called) without polling. While it is unset, a change only reads `nil` under the lock it
+  /// already holds.
+  var onQueueChange: QueueObserver? {
+    get { queue.withLock { $0.onChange } }
+    set { queue.withLock { $0.onChange = newValue } }
+  }
+
   /// Runs `body` holding a permit of this limiter, waiting for one first — the same permits, in the same FIFO queue,
   /// as the loads that share the limiter. Use it for work that is not a load but should count against the same cap.
   ///
@@ -94,15 +106,16 @@ public final class LoadLimiter: Sendable {
   @usableFromInline
   func acquire(isolation: isolated (any Actor)? = #isolation) async -> Bool {
     let maxConcurrent = maxConcurrent
-    let waiter: PermitWaiter? = queue.withLock { queue in
+    let (waiter, changed): (PermitWaiter?, QueueObserver?) = queue.withLock { queue in
       if queue.running < maxConcurrent, queue.waiting == 0 {
         queue.running += 1
-        return nil
+        return (nil, queue.onChange)
       }
       let waiter = PermitWaiter()
       queue.enqueue(waiter)
-      return waiter
+      return (waiter, queue.onChange)
     }
+    changed?()
     guard let waiter else { return true }
     return await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
@@ -118,11 +131,12 @@ public final class LoadLimiter: Sendable {
         if let answer { continuation.resume(returning: answer) }
       }
     } onCancel: {
-      let continuation: CheckedContinuation<Bool, Never>?? = queue.withLock { queue in
-        guard waiter.status == .queued else { return nil }
+      let (continuation, changed): (CheckedContinuation<Bool, Never>??, QueueObserver?) = queue.withLock { queue in
+        guard waiter.status == .queued else { return (nil, nil) }
         queue.remove(waiter)
-        return .some(waiter.takeContinuation())
+        return (.some(waiter.takeContinuation()), queue.onChange)
       }
+      changed?()
       if case .some(let continuation?) = continuation { continuation.resume(returning: false) }
     }
   }
@@ -130,16 +144,17 @@ public final class LoadLimiter: Sendable {
   /// Gives a permit back: the first waiter in the queue gets it, or the count of running blocks goes down.
   @usableFromInline
   func release() {
-    let next: CheckedContinuation<Bool, Never>?? = queue.withLock { queue in
+    let (next, changed): (CheckedContinuation<Bool, Never>??, QueueObserver?) = queue.withLock { queue in
       guard let waiter = queue.dequeue() else {
         precondition(queue.running > 0, "Processed: a LoadLimiter permit was given back twice")
         queue.running -= 1
-        return nil
+        return (nil, queue.onChange)
       }
       // The permit passes from the releasing block to the waiter: `running` stays as it is.
       waiter.status = .granted
-      return .some(waiter.takeContinuation())
+      return (.some(waiter.takeContinuation()), queue.onChange)
     }
+    changed?()
     if case .some(let continuation?) = next { continuation.resume(returning: true) }
   }
 }
@@ -162,6 +177,8 @@ private final class PermitWaiter: @unchecked Sendable {
 /// that leaving the queue is O(1); the queue is compacted when they make up most of it.
 private struct PermitQueue {
   var running = 0
+  /// See ``LoadLimiter/onQueueChange``.
+  var onChange: LoadLimiter.QueueObserver?
   /// Queued waiters, not counting cancelled ones.
   private(set) var waiting = 0
   private var waiters: [PermitWaiter] = []
