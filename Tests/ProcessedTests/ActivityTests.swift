@@ -176,7 +176,7 @@ import Testing
       }
     }
     await state.projectedValue.load { 1 }
-    await eventually { state.wrappedValue == .loaded(2) }
+    await until(.changes(of: state.projectedValue)) { state.wrappedValue == .loaded(2) }
     #expect(phases == [.running(attempt: 1), .idle, .running(attempt: 1), .idle])
     token.cancel()
   }
@@ -229,7 +229,7 @@ import Testing
       await currentGate.wait()
       return 2
     }
-    await eventually { state.projectedValue.activity.progress?.fraction == 0.1 }
+    await until(.activity(of: state.projectedValue)) { state.projectedValue.activity.progress?.fraction == 0.1 }
     gate.open()
     await stale.value
     #expect(state.projectedValue.activity.progress?.fraction == 0.1)

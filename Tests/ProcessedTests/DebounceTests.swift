@@ -357,8 +357,14 @@ final class PolicyModel: ObservableModel, LoadableSupport, ProcessSupport {
       await gate.wait()  // ignores cancellation
       return 1
     }
-    let joined = Task { await model.$results.load(options: join) { 2 } }
-    await eventually { model.$results.storage.tracker.joiners.count == 1 }
+    // Fired as the joining call is made, which registers it as a joiner in the same turn of the main actor (the
+    // call neither writes nor changes the activity, so nothing else reports it).
+    let joining = Signal()
+    let joined = Task {
+      joining.fire()
+      await model.$results.load(options: join) { 2 }
+    }
+    await until(.signal(joining)) { model.$results.storage.tracker.joiners.count == 1 }
     switch how {
     case "cancel": model.$results.cancel()
     case "reset": model.$results.reset()

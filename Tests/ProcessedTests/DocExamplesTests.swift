@@ -85,7 +85,11 @@ enum DocExamples {
   static var showSlowNetworkHint = false
 
   /// What the examples printed, logged, rendered or showed, in order.
-  static var printed: [String] = []
+  static var printed: [String] = [] {
+    didSet { printing.fire() }
+  }
+  /// Fired after every change of `printed`, for a test that waits for an example to print.
+  static let printing = Signal()
   static var logged: [String] = []
   static var rendered: [[Post]] = []
   static var alerts: [String] = []
@@ -1051,8 +1055,8 @@ extension DocExamples {
       return $saving
     }
 
-    // doc: GettingStarted.md:123 (returns whether the delete failed, read later)
-    static func gettingStarted123() -> @MainActor () -> Bool {
+    // doc: GettingStarted.md:123 (returns whether the delete failed, read later, and what reports the state's changes)
+    static func gettingStarted123() -> (deleteFailed: @MainActor () -> Bool, changes: Wake) {
       enum Action: Equatable, Sendable { case save, delete }
 
       @Process var action: ProcessState<Action>
@@ -1061,7 +1065,7 @@ extension DocExamples {
       $action.run(.delete) { try await delete() }  // .running(.delete), then .failed(process: .delete, error: …)
 
       if action.isRunning(.delete) { showDeleteSpinner() }
-      return { action.hasFailed(.delete) }
+      return ({ action.hasFailed(.delete) }, .changes(of: $action))
     }
 
     // doc: GettingStarted.md:155 (then a write to each observed property)
@@ -1358,7 +1362,7 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
   @Test func loadableSupportClass() async {
     let model = DocExamples.LoadableSupportDocs.NumbersViewModel()
     model.refresh()
-    await eventually { model.numbers == .loaded([1, 2, 3]) }
+    await until(.changes(of: model.loadables.numbers)) { model.numbers == .loaded([1, 2, 3]) }
     #expect(model.numbers == .loaded([1, 2, 3]))
   }
 
@@ -1405,7 +1409,9 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
     let model = DocExamples.ProcessSupportDocs.EditorViewModel()
     model.save()
     model.startUpload()
-    await eventually { model.action == .finished(.save) && model.upload.hasFinished }
+    await until(.changes(of: model.processes.action), .changes(of: model.processes.upload)) {
+      model.action == .finished(.save) && model.upload.hasFinished
+    }
     #expect(model.action == .finished(.save))
     #expect(model.upload.hasFinished)
   }
@@ -1461,7 +1467,7 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
 
   @Test func observableModelPrintsEachState() async {
     let token = DocExamples.ObservationDocs.observableModel10()
-    await eventually { DocExamples.printed.count == 2 }
+    await until(.signal(DocExamples.printing)) { DocExamples.printed.count == 2 }
     #expect(DocExamples.printed == ["LoadableState.loading", #"LoadableState.loaded(["first", "second"])"#])
     token.cancel()
   }
@@ -1651,7 +1657,7 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
   @Test func loadableWrapper() async {
     let model = DocExamples.LoadableDocs.NumbersModel()
     model.refresh()
-    await eventually { model.numbers == .loaded([1, 2, 3]) }
+    await until(.changes(of: model.$numbers)) { model.numbers == .loaded([1, 2, 3]) }
     #expect(model.numbers == .loaded([1, 2, 3]))
 
     #expect(await DocExamples.LoadableDocs.loadableController8() == .absent)
@@ -1706,7 +1712,7 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
   @Test func processWrapper() async {
     let model = DocExamples.ProcessDocs.EditorModel()
     model.save()
-    await eventually { model.action == .finished(.save) }
+    await until(.changes(of: model.$action)) { model.action == .finished(.save) }
     #expect(model.action == .finished(.save))
     #expect(model.upload == .idle)
 
@@ -1766,7 +1772,7 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
 
     let upload = DocExamples.ProcessDocs.processController195()
     #expect(upload.state.isRunning)
-    await eventually { upload.state.hasFinished }
+    await until(.changes(of: upload)) { upload.state.hasFinished }
     #expect(upload.state.hasFinished)
   }
 
@@ -1781,7 +1787,7 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
     Docs.gettingStarted38(model: model)
     model.refresh()
     Docs.gettingStarted38(model: model)
-    await eventually { model.numbers.isLoaded }
+    await until(.changes(of: model.$numbers)) { model.numbers.isLoaded }
     Docs.gettingStarted38(model: model)
     model.numbers = .error(TimeoutError())
     Docs.gettingStarted38(model: model)
@@ -1803,13 +1809,13 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
     let running = signedOut.fragment67()
     signedOut.fragment83()
     await running.value
-    await eventually { signedOutRecorder.values.count == 4 }
+    try await signedOutRecorder.wait(forCount: 4)
     #expect(signedOutRecorder.values == [.loading, .absent, .loading, .absent])
 
     DocExamples.isSignedIn = true
     let signedIn = Docs.Fragments()
     signedIn.fragment83()
-    await eventually { signedIn.numbers.isLoaded }
+    await until(.changes(of: signedIn.$numbers)) { signedIn.numbers.isLoaded }
     #expect(signedIn.numbers == .loaded([1, 2, 3]))
 
     let timed = Docs.Fragments()
@@ -1822,12 +1828,12 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
     typealias Docs = DocExamples.GettingStartedDocs
 
     let saving = Docs.gettingStarted115()
-    await eventually { saving.state.hasFinished }
+    await until(.changes(of: saving)) { saving.state.hasFinished }
     #expect(saving.state.hasFinished)
 
-    let deleteFailed = Docs.gettingStarted123()
+    let (deleteFailed, actionChanges) = Docs.gettingStarted123()
     #expect(DocExamples.shown == ["delete spinner"])
-    await eventually { deleteFailed() }
+    await until(actionChanges) { deleteFailed() }
     #expect(deleteFailed())
   }
 
@@ -1852,7 +1858,7 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
 
     DocExamples.printed = []
     tokens = Docs.gettingStarted182()
-    await eventually { DocExamples.printed.count == 2 }
+    await until(.signal(DocExamples.printing)) { DocExamples.printed.count == 2 }
     #expect(DocExamples.printed == ["LoadableState.loading", "LoadableState.loaded([1, 2, 3])"])
     tokens.removeAll()
   }
@@ -1861,11 +1867,11 @@ private typealias DocRecorder<Value: Sendable> = StateRecorder<Value>
 
   @Test func overviewExample() async {
     let (model, token) = DocExamples.ProcessedDocs.processed15()
-    await eventually { DocExamples.printed.count == 2 }
+    await until(.signal(DocExamples.printing)) { DocExamples.printed.count == 2 }
     #expect(DocExamples.printed == ["LoadableState.loading", "LoadableState.loaded([1, 2, 3])"])
 
     model.save()
-    await eventually { model.saving.hasFinished }
+    await until(.changes(of: model.$saving)) { model.saving.hasFinished }
     #expect(model.saving.hasFinished)
     token.cancel()
   }

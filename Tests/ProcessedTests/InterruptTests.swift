@@ -303,7 +303,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     } onInterrupt: { _ in
       throw CancelLoadable()
     }
-    await eventually { !$count.storage.tracker.isRunning }
+    await until(.activity(of: $count)) { !$count.storage.tracker.isRunning }
     gate.open()
     await cancelled.value
     #expect(recorder.values == [.loading, .loaded(1)])
@@ -369,7 +369,8 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
         return 2
       }
     }
-    await eventually { newer != nil }
+    // `newer` is set before its block runs: the block's arrival at its gate wakes the wait.
+    await until(.arrivals(at: newerGate)) { newer != nil }
     newerGate.open()
     await newer?.value
     staleGate.open()
@@ -400,7 +401,8 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
       }
       throw error.value
     }
-    await eventually { newer != nil }
+    // `newer` is set before its block runs: the block's arrival at its gate wakes the wait.
+    await until(.arrivals(at: newerGate)) { newer != nil }
     newerGate.open()
     await newer?.value
     staleGate.open()
@@ -421,7 +423,8 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
       newer = $action.run("fallback") { await newerGate.wait() }
       throw TimeoutError()
     }
-    await eventually { newer != nil }
+    // `newer` is set before its block runs: the block's arrival at its gate wakes the wait.
+    await until(.arrivals(at: newerGate)) { newer != nil }
     newerGate.open()
     await newer?.value
     staleGate.open()

@@ -32,7 +32,7 @@ import Testing
       model.refresh()  // `load(\.numbers) { try await fetch() }`: the block captures the model
       task = model.load(\.other) { model.source.count }
       await task.value
-      await eventually { model.numbers.isLoaded }
+      await until(.changes(of: model, \.numbers)) { model.numbers.isLoaded }
       #expect(model.numbers == .loaded([1, 2, 3]))
       #expect(model.other == .loaded(3))
     }

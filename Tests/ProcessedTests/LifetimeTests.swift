@@ -233,27 +233,32 @@ private final class ObservedFeedModel: ObservableModel {
 
   @Test func endedStatesIterationLeavesNoObserversBehind() async {
     let count = Loadable<Int>()
+    let iterating = Signal()  // fired once the sequence exists, and so its observer
     let iteration = Task {
-      for await state in count.projectedValue.states where state == .loaded(1) {
+      let states = count.projectedValue.states
+      iterating.fire()
+      for await state in states where state == .loaded(1) {
         break
       }
     }
-    await eventually { count.storage.ownObserverCount == 1 }
+    await until(.signal(iterating)) { count.storage.ownObserverCount == 1 }
     await count.projectedValue.load { 1 }
     await iteration.value
-    await eventually { count.storage.ownObserverCount == 0 }
+    // The iteration ended with its task, and the sequence's termination removed the observer then.
     #expect(count.storage.ownObserverCount == 0)
   }
 
   @Test func cancelledStatesIterationLeavesNoObserversBehind() async {
     let count = Loadable<Int>()
+    let iterating = Signal()  // fired once the sequence exists, and so its observer
     let iteration = Task {
-      for await _ in count.projectedValue.states {}
+      let states = count.projectedValue.states
+      iterating.fire()
+      for await _ in states {}
     }
-    await eventually { count.storage.ownObserverCount == 1 }
+    await until(.signal(iterating)) { count.storage.ownObserverCount == 1 }
     iteration.cancel()
     await iteration.value
-    await eventually { count.storage.ownObserverCount == 0 }
     #expect(count.storage.ownObserverCount == 0)
   }
 }

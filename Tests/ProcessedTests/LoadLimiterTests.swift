@@ -27,7 +27,7 @@ import Testing
     }
     await gates[0].untilWaiting(1)
     await gates[1].untilWaiting(1)
-    await eventually { limiter.waiting == 3 }
+    await until(.queue(of: limiter)) { limiter.waiting == 3 }
     #expect(started == [0, 1])
     #expect(limiter.running == 2)
     gates[1].open()
@@ -71,7 +71,7 @@ import Testing
         return 1
       }
     }
-    await eventually { limiter.waiting == 1 }
+    await until(.queue(of: limiter)) { limiter.waiting == 1 }
     switch how {
     case "newer load": let _: Task<Void, Never> = waiter.projectedValue.load { 2 }
     case "cancel": waiter.projectedValue.cancel()
@@ -105,7 +105,7 @@ import Testing
       ran = true
       return 2
     }
-    await eventually { limiter.waiting == 1 }
+    await until(.queue(of: limiter)) { limiter.waiting == 1 }
     #expect(limiter.running == 1 && !ran)
     gate.open()
     await stubborn.value
@@ -139,7 +139,7 @@ import Testing
     await gate.untilWaiting(1)
     #expect(limiter.running == 1 && order.count == 2)
     clock.advance(by: .seconds(1))
-    await eventually { limiter.waiting == 1 }  // the retry queues again
+    await until(.queue(of: limiter)) { limiter.waiting == 1 }  // the retry queues again
     gate.open()
     await other.value
     await failing.value
@@ -164,7 +164,7 @@ import Testing
     #expect(state.wrappedValue == .error(TimeoutError()))
     #expect(limiter.running == 1)  // the block still runs
     gate.open()
-    await eventually { limiter.running == 0 }
+    await until(.queue(of: limiter)) { limiter.running == 0 }
     #expect(state.wrappedValue == .error(TimeoutError()))
   }
 
@@ -183,7 +183,7 @@ import Testing
     let run: Task<Void, Never> = model.$save.run(options: options) { order.append("save") }
     #expect(model.keyPathResults == .loaded(0))  // silent: nothing written
     #expect(model.save.isRunning)
-    await eventually { limiter.waiting == 1 }
+    await until(.queue(of: limiter)) { limiter.waiting == 1 }
     gate.open()
     await load.value
     await run.value
@@ -226,7 +226,7 @@ import Testing
     let cancelled = Task { @MainActor in
       try await limiter.withPermit { order.append("cancelled work") }
     }
-    await eventually { limiter.waiting == 2 }
+    await until(.queue(of: limiter)) { limiter.waiting == 2 }
     cancelled.cancel()
     await #expect(throws: CancellationError.self) { try await cancelled.value }
     #expect(limiter.waiting == 1)
@@ -282,7 +282,7 @@ import Testing
         return 1
       }
     }
-    await eventually { limiter.waiting == 4_998 }
+    await until(.queue(of: limiter)) { limiter.waiting == 4_998 }
     for state in states.dropFirst(2).prefix(4_000) { state.projectedValue.cancel() }
     #expect(limiter.waiting == 998)
     gate.open()
@@ -335,6 +335,7 @@ struct CancellationLikeFailure: Error, Equatable {}
     let state = Loadable<Int>()
     let gate = Gate()
     var fired: [Duration] = []
+    let firing = Signal()  // fired after each call of `onInterrupt`
     var attempts = 0
     let options = LoadOptions(
       retry: .constant(.seconds(1), maxRetries: 1), debounce: .trailing(.seconds(5)), clock: clock)
@@ -347,16 +348,17 @@ struct CancellationLikeFailure: Error, Equatable {}
       return 2
     } onInterrupt: {
       fired.append($0)
+      firing.fire()
     }
     try await clock.waitForSleepers(1)  // the debounce only: no interrupt counts yet
     clock.advance(by: .seconds(5))
     try await clock.waitForSleepers(2)  // the first interrupt and the retry delay
     #expect(fired.isEmpty)
     clock.advance(by: .seconds(1))
-    await eventually { fired.count == 1 && gate.waiting == 1 }
+    await until(.signal(firing), .arrivals(at: gate)) { fired.count == 1 && gate.waiting == 1 }
     try await clock.waitForSleepers(1)  // the second interrupt, during the second attempt
     clock.advance(by: .seconds(1))
-    await eventually { fired.count == 2 }
+    await until(.signal(firing)) { fired.count == 2 }
     #expect(fired == [.seconds(1), .seconds(2)])
     gate.open()
     await task.value

@@ -102,9 +102,9 @@ enum KeyPathInterruptThrow: String, Sendable {
 
   @Test func taskFormRunsAtTheGivenPriority() async {
     let model = KeyPathVM()
-    // Awaiting the task would escalate its priority; the test polls the state instead.
+    // Awaiting the task would escalate its priority; the test waits for the state's change instead.
     let task: Task<Void, Never> = model.load(\.other, priority: .low) { Int(Task.basePriority?.rawValue ?? 0) }
-    await eventually { model.other.isLoaded }
+    await until(.changes(of: model, \.other)) { model.other.isLoaded }
     #expect(model.other == .loaded(Int(TaskPriority.low.rawValue)))
     _ = task
   }
@@ -281,7 +281,8 @@ enum KeyPathInterruptThrow: String, Sendable {
     } onInterrupt: { _ in
       throw control.error
     }
-    await eventually { keyPathHostCount(of: model) == 0 }
+    // The load ends (it leaves the host table) as its activity returns to idle; a cancel writes nothing.
+    await until(.activity(of: model.loadables.numbers)) { keyPathHostCount(of: model) == 0 }
     let expected: [LoadableState<[Int]>] = control.resets ? [.loading, .absent] : [.loading]
     #expect(model.numbers == expected.last)
     gate.open()
@@ -432,7 +433,7 @@ enum KeyPathInterruptThrow: String, Sendable {
         return [2]
       }
     }
-    await eventually { current.value != nil }
+    await until(.changes(of: current)) { current.value != nil }
     // The stale load's 10 ms interrupt was cancelled with it: moving time past it wakes nobody.
     #expect(clock.sleeperCount == 0)
     clock.advance(by: .seconds(1))
@@ -466,7 +467,7 @@ enum KeyPathInterruptThrow: String, Sendable {
       }
       throw thrown.error
     }
-    await eventually { newer.value != nil }
+    await until(.changes(of: newer)) { newer.value != nil }
     #expect(keyPathHostIsRunning(model, \KeyPathVM.numbers))
     newerGate.open()
     await newer.value?.value
@@ -669,7 +670,7 @@ enum KeyPathInterruptThrow: String, Sendable {
         return [1]
       }
     }
-    await eventually { started.value }
+    await until(.changes(of: started)) { started.value }
     return caller
   }
 
@@ -738,11 +739,11 @@ enum KeyPathInterruptThrow: String, Sendable {
 
   @Test func blockInheritsTheCallersPriority() async {
     let model = KeyPathVM()
-    // Nobody awaits the caller (that would escalate its priority); the test polls the state instead.
+    // Nobody awaits the caller (that would escalate its priority); the test waits for the state's change instead.
     let caller = Task(priority: .low) {
       await model.load(\.other) { Int(Task.basePriority?.rawValue ?? 0) }
     }
-    await eventually { model.other.isLoaded }
+    await until(.changes(of: model, \.other)) { model.other.isLoaded }
     #expect(model.other == .loaded(Int(TaskPriority.low.rawValue)))
     _ = caller
   }
@@ -759,7 +760,7 @@ enum KeyPathInterruptThrow: String, Sendable {
         yield(.loaded([2]))
       }
     }
-    await eventually { started.value }
+    await until(.changes(of: started)) { started.value }
     caller.cancel()
     await caller.value
     #expect(history.values == [.loading, .loaded([1])])
@@ -1164,23 +1165,25 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
   @Test func cancelFromSubclassCodeReachesALoadStartedInTheBaseClass() async {
     let model = KeyPathSubVM()
     let gate = Gate()
-    model.refresh(after: gate)
+    let stale = model.refresh(after: gate)
     await gate.untilWaiting(1)
     (model as KeyPathBaseVM).cancel(\.numbers)
     #expect(keyPathHostCount(of: model) == 0)
     gate.open()
-    await eventually { keyPathHostCount(of: model) == 0 }
+    await stale.value  // the cancelled block has returned: it wrote nothing and registered nothing
+    #expect(keyPathHostCount(of: model) == 0)
     #expect(model.numbers == .loading)
   }
 
   @Test func newerLoadFromSubclassCodeSupersedesALoadStartedInTheBaseClass() async {
     let model = KeyPathSubVM()
     let gate = Gate()
-    model.refresh(after: gate, value: [1])
+    let stale = model.refresh(after: gate, value: [1])
     await gate.untilWaiting(1)
     await (model as KeyPathBaseVM).load(\.numbers) { [2] }
     gate.open()
-    await eventually { keyPathHostCount(of: model) == 0 }
+    await stale.value  // the superseded block has returned
+    #expect(keyPathHostCount(of: model) == 0)
     #expect(model.numbers == .loaded([2]))
   }
 
@@ -1189,8 +1192,8 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
     let history = keyPathRecorder(model as KeyPathBaseVM, \.numbers)
     let gate = Gate()
     gate.open()
-    model.refresh(after: gate)
-    await eventually { model.numbers.isLoaded }
+    await model.refresh(after: gate).value
+    #expect(model.numbers.isLoaded)
     #expect(history.values == [.loading, .loaded([1])])
   }
 

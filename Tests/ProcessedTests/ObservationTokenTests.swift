@@ -24,6 +24,13 @@ private final class DeinitReport: Sendable {
   let tokens = LockedBox<[ObservationToken]>([])
   let handlerReleased = LockedBox(false)
   let handlerCalls = LockedBox(0)
+  /// Fired after each token is added, for a test that waits for the `deinit` to run.
+  let tokenAdded = Signal()
+
+  func add(_ token: ObservationToken) {
+    tokens.withLock { $0.append(token) }
+    tokenAdded.fire()
+  }
 }
 
 /// A model (not main-actor isolated, so its `deinit` is nonisolated) that observes itself while being deallocated.
@@ -41,7 +48,7 @@ private final class SelfObservingInDeinit: ObservableModel {
       canary.touch()
       report.handlerCalls.withLock { $0 += 1 }
     }
-    report.tokens.withLock { $0.append(token) }
+    report.add(token)
   }
 }
 
@@ -61,7 +68,7 @@ private final class MainActorSelfObservingInDeinit: ObservableModel {
       canary.touch()
       report.handlerCalls.withLock { $0 += 1 }
     }
-    report.tokens.withLock { $0.append(token) }
+    report.add(token)
   }
 }
 
@@ -201,7 +208,7 @@ private final class MainActorSelfObservingInDeinit: ObservableModel {
     model?.text = "before"
     model = nil
     // An isolated deinit may be scheduled rather than run inline; wait for it without assuming either.
-    await eventually { report.tokens.withLock { $0.count } == 1 }
+    await until(.signal(report.tokenAdded)) { report.tokens.withLock { $0.count } == 1 }
 
     #expect(report.handlerReleased.withLock { $0 } == true)
     for token in report.tokens.withLock({ $0 }) {

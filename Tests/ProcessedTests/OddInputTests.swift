@@ -18,6 +18,10 @@ final class OddInputModel: ObservableModel, LoadableSupport, ProcessSupport {
   @Process var save
   var action: SingleProcessState = .idle
   var interrupts: [Duration] = []
+  /// Fired when the model is freed (from whichever thread releases it last), for a test that waits for it.
+  let freed = Signal()
+
+  deinit { freed.fire() }
 }
 
 /// Interrupt lists no caller should write, and the accumulated delays `onInterrupt` receives for each before the
@@ -140,9 +144,10 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
     #expect(history.values == [.loading, .loaded(expectedCalls)])
     #expect(!model!.$wrapped.storage.tracker.isRunning)
     #expect(keyPathHostCount(of: model!) == 0)
+    let freed = model!.freed
     model = nil
     // The interrupt task ends as soon as it sees its cancellation; it may need one more turn of the main actor.
-    await eventually(timeout: .seconds(5)) { weakModel == nil }
+    await until(.signal(freed)) { weakModel == nil }
     #expect(weakModel == nil, "the ended load's interrupt task keeps the model alive")
   }
 
@@ -179,8 +184,9 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
     await task.value
     #expect(model!.interrupts == [])
     #expect(form == .wrapper ? model!.save.hasFinished : model!.action.hasFinished)
+    let freed = model!.freed
     model = nil
-    await eventually(timeout: .seconds(5)) { weakModel == nil }
+    await until(.signal(freed)) { weakModel == nil }
     #expect(weakModel == nil)
   }
 

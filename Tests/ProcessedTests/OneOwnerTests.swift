@@ -248,7 +248,7 @@ final class ModelBox<Model: AnyObject> {
     let history = Recorder<LoadableState<Int>>()
     history.token = model.observe(\.count) { history.record($0) }
     await model.load(\.count) { 1 }
-    await eventually { model.count == .loaded(2) }
+    await until(.changes(of: model, \.count)) { model.count == .loaded(2) }
     #expect(history.values == [.loading, .loaded(1), .loading, .loaded(2)])
   }
 

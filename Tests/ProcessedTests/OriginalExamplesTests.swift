@@ -196,7 +196,7 @@ private func publisherValues(_ numbers: [Int]) -> AsyncStream<Int> {
     let viewModel = OriginalExamples.ViewModel()
     viewModel.loadNumbers()
     #expect(viewModel.numbers == .loading)
-    await eventually { !viewModel.numbers.isLoading }
+    await until(.changes(of: viewModel.loadables.numbers)) { !viewModel.numbers.isLoading }
     #expect(viewModel.numbers == .loaded([42]))
   }
 
@@ -204,7 +204,7 @@ private func publisherValues(_ numbers: [Int]) -> AsyncStream<Int> {
     let viewModel = OriginalExamples.ViewModel()
     viewModel.loadStreamedNumbers()
     #expect(viewModel.numbers == .loading)
-    await eventually { viewModel.numbers == .loaded([42, 73]) }
+    await until(.changes(of: viewModel.loadables.numbers)) { viewModel.numbers == .loaded([42, 73]) }
     #expect(viewModel.numbers == .loaded([42, 73]))
   }
 
@@ -221,10 +221,10 @@ private func publisherValues(_ numbers: [Int]) -> AsyncStream<Int> {
     let viewModel = OriginalExamples.ProcessViewModel()
     viewModel.save()
     #expect(viewModel.process == .running(.save))
-    await eventually { viewModel.process == .finished(.save) }
+    await until(.changes(of: viewModel.processes.process)) { viewModel.process == .finished(.save) }
     viewModel.delete()
     #expect(viewModel.process == .running(.delete))
-    await eventually { viewModel.process == .finished(.delete) }
+    await until(.changes(of: viewModel.processes.process)) { viewModel.process == .finished(.delete) }
     #expect(viewModel.disk == [.save, .delete])
   }
 
@@ -241,9 +241,9 @@ private func publisherValues(_ numbers: [Int]) -> AsyncStream<Int> {
     let viewModel = OriginalExamples.SimpleProcessViewModel()
     viewModel.runSuccess()
     #expect(viewModel.process.isRunning)
-    await eventually { viewModel.process.hasFinished }
+    await until(.changes(of: viewModel.processes.process)) { viewModel.process.hasFinished }
     viewModel.runError()
-    await eventually { viewModel.process.hasFailed }
+    await until(.changes(of: viewModel.processes.process)) { viewModel.process.hasFailed }
     let error = viewModel.process.error as? NSError
     #expect(error?.domain == "Something went wrong")
     #expect(error?.code == 500)
@@ -265,14 +265,14 @@ private func publisherValues(_ numbers: [Int]) -> AsyncStream<Int> {
     #expect(viewModel.process.isRunning(.save))
     viewModel.delete()
     #expect(viewModel.process.isRunning(.delete))
-    await eventually { !viewModel.process.isRunning }
+    await until(.changes(of: viewModel.processes.process)) { !viewModel.process.isRunning }
     #expect(viewModel.process == .finished(.delete))
   }
 
   @Test func interruptsDemoLoads() async {
     let viewModel = OriginalExamples.InterruptsViewModel()
     viewModel.load()
-    await eventually { viewModel.numbers.isLoaded }
+    await until(.changes(of: viewModel.loadables.numbers)) { viewModel.numbers.isLoaded }
     #expect(viewModel.numbers == .loaded([1, 2, 3, 4, 5]))
     #expect(!viewModel.showLoadingDelay)
   }
@@ -281,7 +281,7 @@ private func publisherValues(_ numbers: [Int]) -> AsyncStream<Int> {
     let viewModel = OriginalExamples.InterruptsViewModel()
     viewModel.loadWithTimeout()
     #expect(viewModel.numbers == .loading)
-    await eventually { viewModel.numbers.isError }
+    await until(.changes(of: viewModel.loadables.numbers)) { viewModel.numbers.isError }
     #expect(viewModel.showLoadingDelay)
     #expect(viewModel.numbers == .error(TimeoutError()))
   }

@@ -142,7 +142,9 @@ enum StateAndActivityArticle {
     let editor = JoiningArticle.EditorModel { await upload.wait() }
     async let first: Void = editor.saveTapped()
     async let second: Void = editor.saveTapped()  // joins the first
-    await eventually { upload.waiting == 1 && editor.saving.isRunning }
+    await until(.arrivals(at: upload), .changes(of: editor.$saving)) {
+      upload.waiting == 1 && editor.saving.isRunning
+    }
     upload.open()
     _ = await (first, second)
     #expect(editor.saves == 1)

@@ -33,7 +33,10 @@ import Testing
     /// Calls whose first attempt has no wait before it (no limiter, no timeout, no trailing debounce).
     var startsAtOnce: Set<Int> = []
     var tasks: [Task<Void, Never>] = []
-    var finishedTasks = 0
+    var finishedTasks = 0 {
+      didSet { taskFinished.fire() }
+    }
+    let taskFinished = Signal()
     var tokens: [ObservationToken] = []
     var issues: [String] = []
     var nextCall = 0
@@ -182,7 +185,7 @@ import Testing
         clock.advance(by: .seconds(10))
         await Task.yield()
       }
-      await eventually { self.finishedTasks == self.tasks.count }
+      await until(.signal(taskFinished)) { self.finishedTasks == self.tasks.count }
       // Blocks of timed-out attempts outlive their loads' tasks, holding their permits until they return.
       for _ in 0..<10_000 where !pending.isEmpty || limiter.running > 0 {
         for (_, continuation) in pending { continuation.resume(returning: true) }

@@ -179,7 +179,8 @@ private typealias Action = KeyPathVM.Action
     } onInterrupt: { _ in
       throw control.error
     }
-    await eventually { keyPathHostCount(of: model) == 0 }
+    // The run ends (it leaves the host table) as its activity returns to idle; a cancel writes nothing.
+    await until(.activity(of: model.processes.action)) { keyPathHostCount(of: model) == 0 }
     let expected: [ProcessState<Action>] = control.resets ? [.running(.delete), .idle] : [.running(.delete)]
     #expect(model.action == expected.last)
     gate.open()
@@ -308,7 +309,7 @@ private typealias Action = KeyPathVM.Action
       }
       throw TimeoutError()
     }
-    await eventually { newer.value != nil }
+    await until(.changes(of: newer)) { newer.value != nil }
     newerGate.open()
     await newer.value?.value
     staleGate.open()
@@ -431,7 +432,7 @@ private typealias Action = KeyPathVM.Action
         cancelled.value = Task.isCancelled
       }
     }
-    await eventually { started.value }
+    await until(.changes(of: started)) { started.value }
     return caller
   }
 
@@ -495,7 +496,7 @@ private typealias Action = KeyPathVM.Action
     let model = KeyPathVM()
     let seen = KeyPathBox<TaskPriority?>(nil)
     let task: Task<Void, Never> = model.run(\.upload, priority: .low) { seen.value = Task.basePriority }
-    await eventually { seen.value != nil }
+    await until(.changes(of: seen)) { seen.value != nil }
     #expect(seen.value == .low)
     _ = task
   }
@@ -509,7 +510,7 @@ private typealias Action = KeyPathVM.Action
         await untilCancelled()
       }
     }
-    await eventually { started.value }
+    await until(.changes(of: started)) { started.value }
     caller.cancel()
     await caller.value
     #expect(model.upload.isRunning)

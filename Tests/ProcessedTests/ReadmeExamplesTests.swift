@@ -74,7 +74,7 @@ final class ReadmeSearchViewModel {
     var history: [ProcessState<ReadmeEditorViewModel.Action>] = []
     let token = model.observe(\.action) { history.append($0) }
     model.save()
-    await eventually { history.count == 2 }
+    await until(.changes(of: model, \.action)) { history.count == 2 }
     #expect(history == [.running(.save), .finished(.save)])
     token.cancel()
   }

@@ -174,14 +174,18 @@ private final class StreamedModel {
 
   @Test func endsWhenTheIteratingTaskIsCancelled() async {
     let count = Loadable<Int>()
+    let iterating = Signal()  // fired once the sequence exists, and so its observer
     let iteration = Task {
+      let states = count.projectedValue.states
+      iterating.fire()
       var received = 0
-      for await _ in count.projectedValue.states { received += 1 }
+      for await _ in states { received += 1 }
       return received
     }
-    await eventually { count.storage.ownObserverCount == 1 }
+    await until(.signal(iterating)) { count.storage.ownObserverCount == 1 }
     iteration.cancel()
     _ = await iteration.value
-    await eventually { count.storage.ownObserverCount == 0 }
+    // Cancelling the iteration terminated the sequence, whose termination removed the observer before the task ended.
+    #expect(count.storage.ownObserverCount == 0)
   }
 }

@@ -257,7 +257,7 @@ private struct OffMainObserver {
     }
     #expect(notifications == 4 * count)
     // Interrupt tasks end once they see their cancellation; the running processes once their storage is freed.
-    await eventually(timeout: .seconds(10)) { LifetimeStressModel.deinits.value - before == count }
+    await until(.signal(LifetimeStressModel.deinits.changes)) { LifetimeStressModel.deinits.value - before == count }
     #expect(LifetimeStressModel.deinits.value - before == count)
     #expect(references.allSatisfy { $0.object == nil }, "something the library keeps retains a model's parts")
     #expect(keyPathHostCount(rootType: LifetimeStressModel.self) == 0)

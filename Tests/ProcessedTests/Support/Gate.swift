@@ -11,6 +11,8 @@ final class Gate {
   /// Callers of `untilWaiting(_:)`: how many waiters each expects.
   private var watchers: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
   private var nextWatcherID = 0
+  /// Fired when a task arrives at the gate and when it opens (see ``Wake/arrivals(at:)``).
+  let changes = Signal()
 
   init() {}
 
@@ -21,6 +23,7 @@ final class Gate {
     await withCheckedContinuation {
       waiters.append($0)
       resumeWatchers()
+      changes.fire()
     }
   }
 
@@ -33,6 +36,7 @@ final class Gate {
     waiters = []
     for waiter in pending { waiter.resume() }
     resumeWatchers()
+    changes.fire()
   }
 
   /// Suspends until exactly `count` tasks wait at the gate: resumed by the `wait()` or `open()` that makes it so,
@@ -59,24 +63,6 @@ final class Gate {
     if ready.isEmpty { return }
     watchers.removeAll { $0.count == count }
     for watcher in ready { watcher.continuation.resume() }
-  }
-}
-
-/// Suspends the main actor's caller until `condition` holds, yielding in between (fails the test after `timeout`).
-@MainActor
-func eventually(
-  timeout: Duration = .seconds(20), sourceLocation: SourceLocation = #_sourceLocation,
-  _ condition: @MainActor () -> Bool
-) async {
-  let clock = ContinuousClock()
-  let deadline = clock.now + timeout
-  while !condition() {
-    if clock.now > deadline {
-      Issue.record("condition not met in time", sourceLocation: sourceLocation)
-      return
-    }
-    await Task.yield()
-    try? await Task.sleep(for: .milliseconds(1))
   }
 }
 

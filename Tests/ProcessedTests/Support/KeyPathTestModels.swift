@@ -169,8 +169,13 @@ final class KeyPathPlainModel: LoadableSupport, ProcessSupport {
 /// Counts deinitialisations from any thread.
 final class KeyPathDeinitCounter: Sendable {
   private let box = LockedBox(0)
+  /// Fired after each increment, for a test that waits for models to be freed.
+  let changes = Signal()
 
-  func increment() { box.withLock { $0 += 1 } }
+  func increment() {
+    box.withLock { $0 += 1 }
+    changes.fire()
+  }
 
   var value: Int { box.withLock { $0 } }
 }
@@ -242,7 +247,11 @@ func keyPathHostIsRunning<Model: AnyObject, State: ManagedState & Sendable>(
 /// A main-actor box a test and the closures it starts can share.
 @MainActor
 final class KeyPathBox<Value> {
-  var value: Value
+  var value: Value {
+    didSet { changes.fire() }
+  }
+  /// Fired after every write of `value`, for waits woken by it (`Wake.changes(of: box)`).
+  let changes = Signal()
 
   init(_ value: Value) { self.value = value }
 }
@@ -253,8 +262,9 @@ class KeyPathBaseVM: ObservableModel, LoadableSupport {
   let observers = ObserverRegistry()
   var numbers: LoadableState<[Int]> = .absent
 
-  /// Loads from inside the base class, where `Self` is `KeyPathBaseVM`.
-  func refresh(after gate: Gate, value: [Int] = [1]) {
+  /// Loads from inside the base class, where `Self` is `KeyPathBaseVM`; returns the load's task.
+  @discardableResult
+  func refresh(after gate: Gate, value: [Int] = [1]) -> Task<Void, Never> {
     load(\.numbers) {
       await gate.wait()
       return value
