@@ -42,7 +42,12 @@ final class MBRun<Subject: MBSubject> {
   /// A `cancelOther` observer whose target is the next observer added.
   private var awaitingTarget: MBRecord<State>?
   /// Set when an observer cancelled a running load (so a load it cancels as it starts never fires its interrupts).
-  private var handlerCancelledLoad = false
+  private var handlerCancelledLoad = false {
+    didSet { progress.fire() }
+  }
+  /// Fired after every change the runner waits for: of a load's progress, of `handlerCancelledLoad`, of what a
+  /// states sequence delivered.
+  private let progress = Signal()
   private var trace: [String] = []
   private var step = 0
   private(set) var performed = 0
@@ -161,7 +166,7 @@ final class MBRun<Subject: MBSubject> {
 
     let load = MBLoad(
       index: loads.count, kind: kind, isYielding: isYielding, isAsync: isAsync, isCooperative: isCooperative,
-      neverReleased: neverReleased, yields: yields, terminal: terminal, interrupt: interrupt)
+      neverReleased: neverReleased, yields: yields, terminal: terminal, interrupt: interrupt, progress: progress)
     // A refresh: a returning load without interrupts of a loadable state (it has no `silently`).
     load.isRefresh = State.mbRefreshes && !isYielding && interrupt == nil && random.percent(25)
     silently = silently && !load.isRefresh
@@ -345,8 +350,13 @@ final class MBRun<Subject: MBSubject> {
     let stream = subject.states()
     record.expected = [state]
     record.modelLive = true
+    let progress = progress
     record.streamTask = Task { [weak record] in
-      for await value in stream { record?.received.append(value) }
+      for await value in stream {
+        record?.received.append(value)
+        progress.fire()
+      }
+      progress.fire()  // ended: its observer is gone
     }
   }
 
@@ -550,25 +560,11 @@ final class MBRun<Subject: MBSubject> {
       """)
   }
 
-  /// Yields to the main actor until `condition` holds; fails (with the seed) if it does not within 30 s.
+  /// Waits until `condition` holds, woken by `progress`; fails (with the seed) if it does not within 30 s.
   private func waitUntil(_ what: String, _ condition: () -> Bool) async -> Bool {
-    if condition() { return true }
-    let clock = ContinuousClock()
-    let deadline = clock.now + .seconds(30)
-    var rounds = 0
-    while !condition() {
-      if clock.now > deadline {
-        fail("timed out waiting for \(what)")
-        return false
-      }
-      rounds += 1
-      if rounds < 200 {
-        await Task.yield()
-      } else {
-        try? await Task.sleep(for: .milliseconds(1))
-      }
-    }
-    return true
+    if await holds(wokenBy: [.signal(progress)], within: .seconds(30), condition) { return true }
+    fail("timed out waiting for \(what)")
+    return false
   }
 
   // MARK: Blocks

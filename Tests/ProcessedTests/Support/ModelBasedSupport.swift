@@ -280,11 +280,23 @@ final class MBLoad<State: MBState> {
   /// The gates the test opened.
   private(set) var opened = 0
   /// The stages the block completed (all but the last one; the last ends the task).
-  var passed = 0
-  var entered = false
-  private(set) var finished = false
-  var interruptCalls = 0
-  var interruptDone = false
+  var passed = 0 {
+    didSet { progress.fire() }
+  }
+  var entered = false {
+    didSet { progress.fire() }
+  }
+  private(set) var finished = false {
+    didSet { progress.fire() }
+  }
+  var interruptCalls = 0 {
+    didSet { progress.fire() }
+  }
+  var interruptDone = false {
+    didSet { progress.fire() }
+  }
+  /// Fired after every change of the fields above, which the runner waits for.
+  let progress: Signal
   /// An `accumulatedDelay` other than zero, if one was passed to `onInterrupt`.
   var unexpectedDelay: Duration?
   private(set) var task: Task<Void, Never>?
@@ -292,8 +304,9 @@ final class MBLoad<State: MBState> {
 
   init(
     index: Int, kind: MBKind, isYielding: Bool, isAsync: Bool, isCooperative: Bool, neverReleased: Bool,
-    yields: [[State]], terminal: MBTerminal, interrupt: MBInterrupt?
+    yields: [[State]], terminal: MBTerminal, interrupt: MBInterrupt?, progress: Signal
   ) {
+    self.progress = progress
     self.index = index
     self.kind = kind
     self.isYielding = isYielding

@@ -20,7 +20,15 @@ func until(
   _ wakes: Wake..., timeLimit: Duration = SafetyLimit.standard, sourceLocation: SourceLocation = #_sourceLocation,
   _ condition: () -> Bool
 ) async {
-  if condition() { return }
+  if await holds(wokenBy: wakes, within: timeLimit, condition) { return }
+  Issue.record("condition not met in time", sourceLocation: sourceLocation)
+}
+
+/// The wait of ``until(_:timeLimit:sourceLocation:_:)`` without its issue, for a caller that reports a timeout its own
+/// way: returns whether `condition` held before `timeLimit` passed.
+@MainActor
+func holds(wokenBy wakes: [Wake], within timeLimit: Duration, _ condition: () -> Bool) async -> Bool {
+  if condition() { return true }
   let waiter = UntilWaiter()
   let stops = wakes.map { $0.start(waiter.wake) }
   let deadline = SafetyLimit.start(timeLimit) { waiter.expire() }
@@ -29,11 +37,9 @@ func until(
     for stop in stops { stop() }
   }
   while !condition() {
-    guard await waiter.next() else {
-      Issue.record("condition not met in time", sourceLocation: sourceLocation)
-      return
-    }
+    guard await waiter.next() else { return false }
   }
+  return true
 }
 
 /// What wakes an ``until(_:timeLimit:sourceLocation:_:)``: a report of each change of something its condition reads.
