@@ -140,13 +140,18 @@ enum StateAndActivityArticle {
   @Test func aDoubleTappedSaveSavesOnce() async {
     let upload = Gate()
     let editor = JoiningArticle.EditorModel { await upload.wait() }
-    async let first: Void = editor.saveTapped()
-    async let second: Void = editor.saveTapped()  // joins the first
-    await until(.arrivals(at: upload), .changes(of: editor.$saving)) {
-      upload.waiting == 1 && editor.saving.isRunning
+    let first = Task { await editor.saveTapped() }
+    await until(.arrivals(at: upload)) { upload.waiting == 1 }
+    let tapped = Signal()
+    let second = Task {
+      tapped.fire()
+      // Joins the first save before this task first suspends, so before the wait below goes on.
+      await editor.saveTapped()
     }
+    await until(.signal(tapped)) { tapped.count == 1 }
     upload.open()
-    _ = await (first, second)
+    await first.value
+    await second.value
     #expect(editor.saves == 1)
     #expect(editor.saving.hasFinished)
   }
