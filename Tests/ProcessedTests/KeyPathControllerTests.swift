@@ -165,6 +165,39 @@ final class PlainViewModel: LoadableSupport, ProcessSupport {
     #expect(model.loadables.keyPathResults.lastValue == nil)  // a reset forgets it
   }
 
+  /// On a class that is not an `ObservableModel`, the last value is kept from the moment a controller is made —
+  /// also when the controller is never read or observed before the state moves on.
+  @Test func onAPlainClassTheLastValueIsKeptFromTheControllersCreation() async {
+    let model = PlainViewModel()
+    let controller = model.loadables.numbers
+    await controller.load { 1 }
+    let gate = Gate()
+    let failing: Task<Void, Never> = model.load(\.numbers) {
+      await gate.wait()
+      throw Failure()
+    }
+    #expect(model.numbers == .loading)
+    #expect(controller.lastValue == 1)  // kept through .loading
+    gate.open()
+    await failing.value
+    #expect(model.numbers == .error(Failure()))
+    #expect(controller.lastValue == 1)  // and .error
+  }
+
+  /// `lastValue` is `nil` whenever the state is `.absent`, also after a direct write the library does not see.
+  @Test func theLastValueIsNilWhenTheStateIsAbsentAfterADirectWrite() async {
+    let model = KeyPathDidSetModel()
+    await model.load(\.numbers) { [1] }
+    await model.load(\.numbers) { throw Failure() }
+    #expect(model.loadables.numbers.lastValue == [1])
+    model.numbers = .absent  // its didSet notifies
+    #expect(model.loadables.numbers.lastValue == nil)
+    let plain = PlainViewModel()
+    await plain.loadables.numbers.load { 1 }
+    plain.numbers = .absent  // unseen by the library
+    #expect(plain.loadables.numbers.lastValue == nil)
+  }
+
   @Test func onAClassThatIsNotAnObservableModelObserversSeeTheLibrarysWrites() async {
     let model = PlainViewModel()
     let controller = model.loadables.numbers

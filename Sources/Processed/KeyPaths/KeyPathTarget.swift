@@ -65,6 +65,9 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     extras = KeyPathStateExtras.make(for: model, KeyPathHostKey(model, keyPath))
     super.init()
     KeyPathHost.running(model, keyPath)?.extras = extras
+    // On a class that is not an `ObservableModel`, the slot the state's last value is kept in (see
+    // `KeyPathHost.keepLastValue`) is made with the controller, so that `lastValue` is kept from now on.
+    if !(model is any ObservableModel) { _ = link(of: model) }
   }
 
   @usableFromInline override var currentState: State {

@@ -19,17 +19,17 @@
 ///
 /// Every operation of the controller acts on that key path of that instance, exactly as the key-path calls of
 /// ``LoadableSupport`` do (when the property is a `@Loadable` wrapper, the controller is the wrapper's own). The
-/// controller holds the model weakly: it never keeps it alive, and once the model is gone its loads do nothing, its
-/// state reads `.absent` and `states` ends.
+/// controller holds the model weakly: it never keeps it alive, and once the model is gone its loads do nothing and
+/// its state reads `.absent`; on an ``ObservableModel``, `states` ends too (see below for other classes).
 ///
 /// - On an ``ObservableModel``, `observe` and `states` deliver exactly what `model.observe(\.numbers)` does.
 /// - On another class, they deliver the changes the library writes (loads, `cancel`, `reset` through the library),
-///   not direct writes of the property; and since such a class has no registry that ends with it, `states` ends
-///   only when the iterating task is cancelled.
+///   not direct writes of the property. Such a class has no registry that ends with it, so the library cannot tell
+///   when it goes away, and its `states` may go on after it: cancel the task that iterates it.
 /// - `lastValue` of a plain key-path state on an ``ObservableModel`` sees every write the library makes (loads,
 ///   `cancel`, `reset`), also those made before the controller; on another class, from the moment a controller of
 ///   that state is first made. `activity` is kept from the moment a controller is first made. Neither sees direct
-///   writes of the property.
+///   writes of the property, except that `lastValue` is `nil` whenever the state is `.absent`.
 /// - `model.loadables.x` of a `@Loadable` property is the wrapper's own controller state, held weakly like the
 ///   model.
 @MainActor @dynamicMemberLookup

@@ -18,8 +18,9 @@
 /// next attempt.
 ///
 /// A waiting load that is superseded, cancelled or reset, or whose `async` caller is cancelled, leaves the queue at
-/// once and never runs its block. ``running`` and ``waiting`` are exact at every moment and return to 0 when all is
-/// done: no permit is leaked, no waiter skipped.
+/// once and never runs its block. ``running`` and ``waiting`` count the loads that have reached the limiter — a load
+/// reaches it when its task starts, on the main actor right after the call (its activity is `.waiting` from the
+/// call on) — and return to 0 when all is done: no permit is leaked, no waiter skipped.
 ///
 /// > Note: A limiter counts blocks, not states: two loads of one state never hold two permits, because a newer load
 /// > supersedes the older one — but a superseded block that ignores cancellation keeps its permit until it returns.

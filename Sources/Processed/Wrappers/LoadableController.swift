@@ -363,9 +363,14 @@ public struct LoadableController<Value: Sendable> {
   /// ```
   @inlinable
   public var lastValue: Value? {
-    if case .loaded(let value) = target.currentState { return value }
-    if case .loaded(let value)? = target.lastValueState { return value }
-    return nil
+    switch target.currentState {
+    case .loaded(let value): return value
+    // Also when a key-path state became `.absent` through a write the library did not see.
+    case .absent: return nil
+    case .loading, .error:
+      if case .loaded(let value)? = target.lastValueState { return value }
+      return nil
+    }
   }
 
   // MARK: Control
