@@ -76,8 +76,9 @@ public final class StateRecorder<State: Sendable> {
   ///
   /// - Parameters:
   ///   - count: The number of changes to wait for.
-  ///   - timeLimit: The real time after which the wait fails.
-  public func wait(forCount count: Int, timeLimit: Duration = .seconds(10)) async throws {
+  ///   - timeLimit: The real time after which the wait fails. Generous by default (30 s), so that a correct test
+  ///     does not fail on a busy machine (a sanitizer build, a loaded CI runner).
+  public func wait(forCount count: Int, timeLimit: Duration = .seconds(30)) async throws {
     if values.count >= count { return }
     nextID &+= 1
     let id = nextID

@@ -227,8 +227,9 @@ public final class TestClock: Clock, Sendable {
   ///
   /// - Parameters:
   ///   - count: The number of sleeping tasks to wait for.
-  ///   - timeLimit: The real time after which the wait fails.
-  public func waitForSleepers(_ count: Int, timeLimit: Duration = .seconds(10)) async throws {
+  ///   - timeLimit: The real time after which the wait fails. Generous by default (30 s), so that a correct test
+  ///     does not fail on a busy machine (a sanitizer build, a loaded CI runner).
+  public func waitForSleepers(_ count: Int, timeLimit: Duration = .seconds(30)) async throws {
     let id: UInt64? = state.withLock { state in
       if state.sleepers.count >= count { return nil }
       state.nextID &+= 1

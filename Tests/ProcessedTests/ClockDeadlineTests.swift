@@ -82,6 +82,41 @@ import Testing
     #expect(model.numbers == .loaded(1))
   }
 
+  /// A clock that suspends on every sleep, also until a deadline already passed, as `ContinuousClock` does.
+  struct SuspendingClock: Clock {
+    let base: TestClock
+    var now: TestClock.Instant { base.now }
+    var minimumResolution: Duration { base.minimumResolution }
+    func sleep(until deadline: TestClock.Instant, tolerance: Duration?) async throws {
+      await Task.yield()  // queued again behind whatever the main actor has queued meanwhile
+      try await base.sleep(until: deadline, tolerance: tolerance)
+    }
+  }
+
+  /// An interrupt whose deadline has already passed fires without sleeping: on a busy main actor, a sleep would queue
+  /// it behind everything queued meanwhile (a 50 ms timeout interrupt could then come after the 10 s load it bounds).
+  @Test func anInterruptWhoseDeadlineHasPassedFiresWithoutWaitingItsTurnAgain() async throws {
+    let clock = TestClock()
+    let model = Model()
+    let gate = Gate()
+    let fired = Recorder<Duration>()
+    let options = LoadOptions(clock: SuspendingClock(base: clock))
+    let task: Task<Void, Never> = model.$numbers.load(options: options, interrupts: [.seconds(1), .seconds(2)]) {
+      await gate.wait()
+      return 1
+    } onInterrupt: { accumulated in
+      fired.record(accumulated)
+      // Queued on the main actor now: it runs after the second interrupt only if that one does not sleep.
+      if accumulated == .seconds(1) { Task { @MainActor in fired.record(.zero) } }
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(3))  // past both deadlines
+    await fired.wait(forCount: 3)
+    #expect(fired.values == [.seconds(1), .seconds(3), .zero])
+    gate.open()
+    await task.value
+  }
+
   @Test func aDebounceLongerThanADayEndsWhenTheClockReachesIt() async throws {
     let clock = TestClock()
     let model = Model()

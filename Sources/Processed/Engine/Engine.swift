@@ -387,25 +387,38 @@ enum InterruptClock {
   /// clock type.
   @usableFromInline
   static func sleep(
-    for delay: Duration, after origin: (any InstantProtocol<Duration>)? = nil, on clock: any Clock<Duration>
+    for delay: Duration, after origin: (any InstantProtocol<Duration>)? = nil, on clock: any Clock<Duration>,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws {
     try await sleep(for: delay, after: origin, onClock: clock)
   }
 
   private static func sleep<C: Clock<Duration>>(
-    for delay: Duration, after origin: (any InstantProtocol<Duration>)?, onClock clock: C
+    for delay: Duration, after origin: (any InstantProtocol<Duration>)?, onClock clock: C,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws {
     try await sleep(until: min(delay, longest), since: (origin as? C.Instant) ?? clock.now, on: clock)
   }
 
   /// Sleeps until `offset` after `origin`, in steps of a day from `reached` (an offset already slept until).
+  ///
+  /// Runs on the caller's actor (`isolation`): a nonisolated function would hop off the main actor and back, and the
+  /// way back queues the caller behind everything the main actor has queued meanwhile, even when nothing is slept.
   static func sleep<C: Clock<Duration>>(
-    until offset: Duration, since origin: C.Instant, from reached: Duration = .zero, on clock: C
+    until offset: Duration, since origin: C.Instant, from reached: Duration = .zero, on clock: C,
+    isolation: isolated (any Actor)? = #isolation
   ) async throws {
     var reached = reached
     while reached < offset {
       reached = offset - reached > step ? reached + step : offset
-      try await clock.sleep(until: origin.advanced(by: reached), tolerance: nil)
+      let deadline = origin.advanced(by: reached)
+      // A deadline already passed is not slept for: that would still suspend and queue the waiter behind whatever
+      // the executor has queued since (on a busy main actor, a 50 ms interrupt could then come after a 10 s load).
+      if clock.now >= deadline {
+        try Task.checkCancellation()
+        continue
+      }
+      try await clock.sleep(until: deadline, tolerance: nil)
     }
   }
 

@@ -3,7 +3,7 @@
 /// be slow waits on a `Gate` or until it is cancelled.
 enum SafetyLimit {
   /// The limit the waits use unless they are given one.
-  static let standard = Duration.seconds(20)
+  static let standard = Duration.seconds(30)
 
   /// Runs `expire` on the main actor once `limit` of real time has passed, unless the returned task is cancelled
   /// first (cancel it when the wait it guards ends).
