@@ -393,22 +393,30 @@ final class ReentrancyBox<Value> {
   func observerCancellingOrResettingFromAYieldStopsTheYieldingLoad(_ kind: LoadFaceKind, _ control: ReentrantControl)
     async
   {
+    await stopYieldingLoad(kind, control, fromObserver: true)
+  }
+
+  /// A yielding load is cancelled or reset after its first yield — by an observer of that yield, or by its own block:
+  /// nothing after it is written (neither later yields, across a suspension too, nor the block's error), and a newer
+  /// load runs as usual.
+  func stopYieldingLoad(_ kind: LoadFaceKind, _ control: ReentrantControl, fromObserver: Bool) async {
     let face = kind.make()
     let history = face.record()
     let stopper = face.observe { state in
-      if state == .loaded(1) { control.apply(to: face) }
+      if fromObserver, state == .loaded(1) { control.apply(to: face) }
     }
     let task = face.loadYielding { yield in
       yield(.loaded(1))
+      if !fromObserver { control.apply(to: face) }
       yield(.loaded(2))
       await Task.yield()
       yield(.loaded(3))
+      throw WrapperError(code: 1)
     }
     await task.value
     #expect(history.values == [.loading, .loaded(1)] + control.written)
     #expect(face.state() == (control == .cancel ? .loaded(1) : .absent))
     #expect(!face.isRunning())
-    // A newer load runs as usual.
     await face.loadYielding { yield in yield(.loaded(4)) }.value
     #expect(face.state() == .loaded(4))
     stopper.cancel()
@@ -522,21 +530,7 @@ final class ReentrancyBox<Value> {
   func yieldingBlockCancellingOrResettingItsOwnLoadWritesNothingMore(_ kind: LoadFaceKind, _ control: ReentrantControl)
     async
   {
-    let face = kind.make()
-    let history = face.record()
-    let task = face.loadYielding { yield in
-      yield(.loaded(1))
-      control.apply(to: face)
-      yield(.loaded(2))
-      await Task.yield()
-      yield(.loaded(3))
-      throw WrapperError(code: 1)
-    }
-    await task.value
-    #expect(history.values == [.loading, .loaded(1)] + control.written)
-    #expect(face.state() == (control == .cancel ? .loaded(1) : .absent))
-    #expect(!face.isRunning())
-    history.token?.cancel()
+    await stopYieldingLoad(kind, control, fromObserver: false)
   }
 
   /// An awaited load whose block cancels or resets itself returns when the block returns, having written nothing
