@@ -256,7 +256,8 @@ struct KeyPathAccess<Model: AnyObject, State> {
       guard let newState else { return model[keyPath: keyPath] }
       // A swap through an `inout` access, not an assignment: for a literal key path, an assignment is projected
       // with a retain and release of `model` around the store, an `inout` access as a plain store (measured).
-      // The property sees the same thing: one write of `newState`, with its observers run once.
+      // The property sees one write of `newState`, with its observers run once; a computed property is also read
+      // once before it (an `inout` access of it is a get, then a set).
       var replaced = newState
       swap(&model[keyPath: keyPath], &replaced)
       _ = consume replaced
