@@ -43,6 +43,40 @@ import Testing
     #expect(limiter.running == 0 && limiter.waiting == 0)
   }
 
+  /// A load queues when it is called, not when its task first runs: right after the calls, before any of their tasks
+  /// ran, `running` and `waiting` count them; a load stopped before its task ran gives its place (or its permit) up at
+  /// once; and the permits go in the order of the calls.
+  @Test func loadsQueueWhenTheyAreCalled() async {
+    let limiter = LoadLimiter(maxConcurrent: 2)
+    let options = LoadOptions(limiter: limiter)
+    let states = states(5)
+    let gate = Gate()
+    var started: [Int] = []
+    var tasks: [Task<Void, Never>] = []
+    for index in 0..<5 {
+      tasks.append(
+        states[index].projectedValue.load(options: options) {
+          started.append(index)
+          await gate.wait()
+          return index
+        })
+    }
+    // No task has run yet: this test has not suspended since the calls.
+    #expect(started.isEmpty)
+    #expect(limiter.running == 2 && limiter.waiting == 3)
+    states[0].projectedValue.cancel()  // held a permit it never used: it passes to the first waiting load
+    #expect(limiter.running == 2 && limiter.waiting == 2)
+    states[3].projectedValue.reset()  // a waiting load leaves the queue
+    #expect(limiter.running == 2 && limiter.waiting == 1)
+    await gate.untilWaiting(2)
+    #expect(started == [1, 2])
+    gate.open()
+    for task in tasks { await task.value }
+    #expect(started == [1, 2, 4])
+    #expect(states.map(\.wrappedValue) == [.loading, .loaded(1), .loaded(2), .absent, .loaded(4)])
+    #expect(limiter.running == 0 && limiter.waiting == 0)
+  }
+
   @Test(arguments: ["newer load", "cancel", "reset", "manual write", "task cancelled", "caller cancelled"])
   func aWaitingLoadThatStopsBeingCurrentLeavesTheQueueAtOnceAndNeverRuns(_ how: String) async {
     let limiter = LoadLimiter(maxConcurrent: 1)

@@ -65,12 +65,16 @@ extension StateHost {
     _ plan: LoadPlan<State>, writingStartState: Bool, priority: TaskPriority?, currentState: State?
   ) -> Task<Void, Never> {
     tracker.clear()?.cancel()
+    var plan = plan
+    // A limited load queues when it is called (a debounced one once its debounce is over).
+    if plan.debounce == nil, let limiter = plan.settings?.options.limiter { plan.ticket = limiter.reserve() }
     let id = LoadTracker.nextID()
     let host = hostReference
     let task = Task(priority: priority) {
       await Self.execute(plan, id: id, host: host)
     }
     tracker.begin(id, task: task)
+    tracker.ticket = plan.ticket
     clearLoadActivity()
     if let phase = plan.initialPhase { enter(phase) }
     if writingStartState, !(currentState ?? self.currentState).isAlready(plan.startState) {

@@ -73,7 +73,14 @@ extension StateHost {
         preconditionFailure("Processed: a load without a limiter waited for a permit")
       }
       enter(phases.activity, id: id, host: host)
-      guard await limiter.acquire() else { break }
+      // The first attempt takes the place the call reserved; later ones queue again.
+      let granted: Bool
+      if let ticket = plan.ticket, case .waitingForPermit(1) = phases.phase {
+        granted = await limiter.claim(ticket)
+      } else {
+        granted = await limiter.acquire()
+      }
+      guard granted else { break }
       guard let current = host.object, current.mayWrite(id) else {
         limiter.release()
         break

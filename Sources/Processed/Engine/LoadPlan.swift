@@ -29,6 +29,9 @@ struct LoadPlan<State: ManagedState> {
   /// When the debounced call was made: the debounce is measured from there, not from when the load's task began
   /// to wait.
   @usableFromInline var debounceOrigin: LoadCallMark?
+  /// The place in the limiter's queue taken when the load was called (see ``LoadLimiter/reserve()``), which its first
+  /// attempt claims; `nil` without a limiter, and for a debounced load (it queues once its debounce is over).
+  @usableFromInline var ticket: PermitTicket?
   /// Whether the start state is left unwritten (`silently:`); read by a debounced load, which writes it late.
   @usableFromInline var silently = false
   /// A refresh of a loaded state: an ordinary failure is not written; the error is kept in the activity instead, and

@@ -11,6 +11,9 @@ struct LoadTracker: Sendable {
   @usableFromInline private(set) var task: Task<Void, Never>?
   /// Calls that joined the current load (`.joinRunning`), told when it ends.
   @usableFromInline var joiners: [FirstSignal<Bool>] = []
+  /// The current load's place in its limiter's queue, until its task claims it: withdrawn when the load stops first,
+  /// so that a load superseded, cancelled or reset before its task ran leaves the queue at once.
+  @usableFromInline var ticket: PermitTicket?
 
   /// Main-actor only, read and bumped in one short access: no dynamic exclusivity check.
   @usableFromInline @MainActor @exclusivity(unchecked) static var lastID: UInt64 = 0
@@ -48,6 +51,10 @@ struct LoadTracker: Sendable {
       let ended = joiners
       joiners = []
       for joiner in ended { joiner.signal(true) }
+    }
+    if let ticket {
+      self.ticket = nil
+      ticket.limiter.withdraw(ticket)
     }
     return task
   }

@@ -18,9 +18,9 @@
 /// next attempt.
 ///
 /// A waiting load that is superseded, cancelled or reset, or whose `async` caller is cancelled, leaves the queue at
-/// once and never runs its block. ``running`` and ``waiting`` count the loads that have reached the limiter — a load
-/// reaches it when its task starts, on the main actor right after the call (its activity is `.waiting` from the
-/// call on) — and return to 0 when all is done: no permit is leaked, no waiter skipped.
+/// once and never runs its block. A load takes its place in the queue (or its permit) when it is called, so
+/// ``running`` and ``waiting`` count it from the call on, and permits go in the order of the calls; they return to 0
+/// when all is done: no permit is leaked, no waiter skipped. (A debounced load queues once its debounce is over.)
 ///
 /// > Note: A limiter counts blocks, not states: two loads of one state never hold two permits, because a newer load
 /// > supersedes the older one — but a superseded block that ignores cancellation keeps its permit until it returns.
@@ -66,9 +66,8 @@ public final class LoadLimiter: Sendable {
   typealias QueueObserver = @Sendable () -> Void
 
   /// For tests: called after every change of ``running`` or ``waiting``, outside the lock, on the thread that made
-  /// it — so that a test can wait for a load to queue (which nothing else reports: its activity is already
-  /// `.waiting` when it is called) without polling. While it is unset, a change only reads `nil` under the lock it
-  /// already holds.
+  /// it — so that a test can wait for the counts to change (a permit passing on, a retry queueing again) without
+  /// polling. While it is unset, a change only reads `nil` under the lock it already holds.
   var onQueueChange: QueueObserver? {
     get { queue.withLock { $0.onChange } }
     set { queue.withLock { $0.onChange = newValue } }
@@ -106,67 +105,127 @@ public final class LoadLimiter: Sendable {
   /// (no executor hop when a permit is free).
   @usableFromInline
   func acquire(isolation: isolated (any Actor)? = #isolation) async -> Bool {
+    await claim(reserve())
+  }
+
+  /// Takes a place in the queue now — or a permit, when one is free and nobody waits — for a task to ``claim(_:)``
+  /// later. A load reserves when it is called, so that loads queue in the order of their calls and ``running`` and
+  /// ``waiting`` count them from the call on; its bookkeeping withdraws the reservation when the load stops before
+  /// claiming it (see `LoadTracker.clear`).
+  @usableFromInline
+  func reserve() -> PermitTicket {
+    let ticket = PermitTicket(limiter: self)
     let maxConcurrent = maxConcurrent
-    let (waiter, changed): (PermitWaiter?, QueueObserver?) = queue.withLock { queue in
+    let changed: QueueObserver? = queue.withLock { queue in
       if queue.running < maxConcurrent, queue.waiting == 0 {
         queue.running += 1
-        return (nil, queue.onChange)
+        ticket.status = .granted
+      } else {
+        queue.enqueue(ticket)
       }
-      let waiter = PermitWaiter()
-      queue.enqueue(waiter)
-      return (waiter, queue.onChange)
+      return queue.onChange
     }
     changed?()
-    guard let waiter else { return true }
-    return await withTaskCancellationHandler {
+    return ticket
+  }
+
+  /// Waits until `ticket` holds a permit and takes it (`true`): it is then the caller's, to give back with
+  /// ``release()``. `false`, without a permit, when the ticket was withdrawn or the calling task is cancelled (a
+  /// queued ticket then leaves the queue at once, and a permit it held passes on).
+  @usableFromInline
+  func claim(_ ticket: PermitTicket, isolation: isolated (any Actor)? = #isolation) async -> Bool {
+    if Task.isCancelled {
+      withdraw(ticket)
+      return false
+    }
+    let granted = await withTaskCancellationHandler {
       await withCheckedContinuation { continuation in
         let answer: Bool? = queue.withLock { _ in
-          switch waiter.status {
+          switch ticket.status {
           case .granted: return true
-          case .cancelled: return false
+          case .withdrawn: return false
           case .queued:
-            waiter.continuation = continuation
+            ticket.continuation = continuation
             return nil
           }
         }
         if let answer { continuation.resume(returning: answer) }
       }
     } onCancel: {
-      let (continuation, changed): (CheckedContinuation<Bool, Never>??, QueueObserver?) = queue.withLock { queue in
-        guard waiter.status == .queued else { return (nil, nil) }
-        queue.remove(waiter)
-        return (.some(waiter.takeContinuation()), queue.onChange)
-      }
-      changed?()
-      if case .some(let continuation?) = continuation { continuation.resume(returning: false) }
+      withdraw(ticket, onlyQueued: true)
     }
+    // Taken under the lock: a withdrawal that came first (the load stopped meanwhile) gave the permit back already.
+    return granted
+      && queue.withLock { _ in
+        guard ticket.status == .granted, !ticket.claimed else { return false }
+        ticket.claimed = true
+        return true
+      }
+  }
+
+  /// Gives `ticket` up: a queued ticket leaves the queue (its claimer, if suspended, gets `false`), and a permit it
+  /// was given but nobody claimed passes to the next waiter. Does nothing once the permit was claimed (its holder
+  /// gives it back) or the ticket was withdrawn. Any thread, any number of times.
+  @usableFromInline
+  func withdraw(_ ticket: PermitTicket, onlyQueued: Bool = false) {
+    let (suspended, next, changed):
+      (CheckedContinuation<Bool, Never>?, CheckedContinuation<Bool, Never>?, QueueObserver?) = queue.withLock { queue in
+        switch ticket.status {
+        case .withdrawn:
+          return (nil, nil, nil)
+        case .queued:
+          queue.remove(ticket)
+          return (ticket.takeContinuation(), nil, queue.onChange)
+        case .granted:
+          guard !onlyQueued, !ticket.claimed else { return (nil, nil, nil) }
+          ticket.status = .withdrawn
+          return (ticket.takeContinuation(), Self.passPermit(&queue), queue.onChange)
+        }
+      }
+    changed?()
+    suspended?.resume(returning: false)
+    next?.resume(returning: true)
   }
 
   /// Gives a permit back: the first waiter in the queue gets it, or the count of running blocks goes down.
   @usableFromInline
   func release() {
-    let (next, changed): (CheckedContinuation<Bool, Never>??, QueueObserver?) = queue.withLock { queue in
-      guard let waiter = queue.dequeue() else {
-        precondition(queue.running > 0, "Processed: a LoadLimiter permit was given back twice")
-        queue.running -= 1
-        return (nil, queue.onChange)
-      }
-      // The permit passes from the releasing block to the waiter: `running` stays as it is.
-      waiter.status = .granted
-      return (.some(waiter.takeContinuation()), queue.onChange)
-    }
+    let (next, changed) = queue.withLock { queue in (Self.passPermit(&queue), queue.onChange) }
     changed?()
-    if case .some(let continuation?) = next { continuation.resume(returning: true) }
+    next?.resume(returning: true)
+  }
+
+  /// Under the lock: a permit given back goes to the first queued ticket (returned: the continuation to resume, if
+  /// its claimer is suspended), or the count of running blocks goes down.
+  private static func passPermit(_ queue: inout PermitQueue) -> CheckedContinuation<Bool, Never>? {
+    guard let ticket = queue.dequeue() else {
+      precondition(queue.running > 0, "Processed: a LoadLimiter permit was given back twice")
+      queue.running -= 1
+      return nil
+    }
+    // The permit passes from the releasing block to the waiter: `running` stays as it is.
+    ticket.status = .granted
+    return ticket.takeContinuation()
   }
 }
 
-/// One load waiting for a permit. Its fields are guarded by the limiter's lock.
-private final class PermitWaiter: @unchecked Sendable {
-  // `@unchecked`: every access happens inside `LoadLimiter.queue.withLock`.
-  enum Status { case queued, granted, cancelled }
+/// A place in a limiter's queue, or a permit it was given: taken by ``LoadLimiter/reserve()``, taken up by
+/// ``LoadLimiter/claim(_:isolation:)``, given up by ``LoadLimiter/withdraw(_:onlyQueued:)``. Its fields are guarded
+/// by the limiter's lock.
+@usableFromInline
+final class PermitTicket: @unchecked Sendable {
+  // `@unchecked`: every access to the fields below happens inside the limiter's `queue.withLock`.
+  enum Status { case queued, granted, withdrawn }
+  @usableFromInline let limiter: LoadLimiter
   var status = Status.queued
-  /// Set when the waiting task suspends; `nil` before (the status then answers it) and after it was resumed.
+  /// A granted permit was taken by its claimer, who gives it back: a withdrawal leaves it alone.
+  var claimed = false
+  /// Set when the claiming task suspends; `nil` before (the status then answers it) and after it was resumed.
   var continuation: CheckedContinuation<Bool, Never>?
+
+  init(limiter: LoadLimiter) {
+    self.limiter = limiter
+  }
 
   func takeContinuation() -> CheckedContinuation<Bool, Never>? {
     defer { continuation = nil }
@@ -182,16 +241,16 @@ private struct PermitQueue {
   var onChange: LoadLimiter.QueueObserver?
   /// Queued waiters, not counting cancelled ones.
   private(set) var waiting = 0
-  private var waiters: [PermitWaiter] = []
+  private var waiters: [PermitTicket] = []
   private var head = 0
 
-  mutating func enqueue(_ waiter: PermitWaiter) {
+  mutating func enqueue(_ waiter: PermitTicket) {
     waiters.append(waiter)
     waiting += 1
   }
 
   /// The first waiter still queued, taken out of the queue.
-  mutating func dequeue() -> PermitWaiter? {
+  mutating func dequeue() -> PermitTicket? {
     while head < waiters.count {
       let waiter = waiters[head]
       head += 1
@@ -206,8 +265,8 @@ private struct PermitQueue {
   }
 
   /// Takes a queued waiter out of the queue (its task was cancelled).
-  mutating func remove(_ waiter: PermitWaiter) {
-    waiter.status = .cancelled
+  mutating func remove(_ waiter: PermitTicket) {
+    waiter.status = .withdrawn
     waiting -= 1
     compactIfNeeded()
   }

@@ -14,7 +14,7 @@ import Testing
 ///
 /// The condition is checked on the main actor after the wake, once the code that made the change has suspended or
 /// returned: so it also sees what that code did right after the notification, in the same turn of the main actor (a
-/// load that enters its `.waiting` phase, then queues for a permit).
+/// load that writes its start state, then records its activity).
 @MainActor
 func until(
   _ wakes: Wake..., timeLimit: Duration = SafetyLimit.standard, sourceLocation: SourceLocation = #_sourceLocation,
