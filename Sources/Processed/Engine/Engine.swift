@@ -67,14 +67,19 @@ extension StateHost {
     tracker.clear()?.cancel()
     var plan = plan
     // A limited load queues when it is called (a debounced one once its debounce is over).
-    if plan.debounce == nil, let limiter = plan.settings?.options.limiter { plan.ticket = limiter.reserve() }
+    var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
+    if plan.debounce == nil, let limiter = plan.settings?.options.limiter {
+      let ticket = limiter.reserve()
+      plan.ticket = ticket
+      reservation = (limiter, ticket)
+    }
     let id = LoadTracker.nextID()
     let host = hostReference
     let task = Task(priority: priority) {
       await Self.execute(plan, id: id, host: host)
     }
     tracker.begin(id, task: task)
-    tracker.ticket = plan.ticket
+    tracker.reservation = reservation
     clearLoadActivity()
     if let phase = plan.initialPhase { enter(phase) }
     if writingStartState, !(currentState ?? self.currentState).isAlready(plan.startState) {

@@ -13,7 +13,7 @@ struct LoadTracker: Sendable {
   @usableFromInline var joiners: [FirstSignal<Bool>] = []
   /// The current load's place in its limiter's queue, until its task claims it: withdrawn when the load stops first,
   /// so that a load superseded, cancelled or reset before its task ran leaves the queue at once.
-  @usableFromInline var ticket: PermitTicket?
+  @usableFromInline var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
 
   /// Main-actor only, read and bumped in one short access: no dynamic exclusivity check.
   @usableFromInline @MainActor @exclusivity(unchecked) static var lastID: UInt64 = 0
@@ -52,9 +52,9 @@ struct LoadTracker: Sendable {
       joiners = []
       for joiner in ended { joiner.signal(true) }
     }
-    if let ticket {
-      self.ticket = nil
-      ticket.limiter.withdraw(ticket)
+    if let reservation {
+      self.reservation = nil
+      reservation.limiter.withdraw(reservation.ticket)
     }
     return task
   }

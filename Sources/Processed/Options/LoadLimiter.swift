@@ -114,7 +114,7 @@ public final class LoadLimiter: Sendable {
   /// claiming it (see `LoadTracker.clear`).
   @usableFromInline
   func reserve() -> PermitTicket {
-    let ticket = PermitTicket(limiter: self)
+    let ticket = PermitTicket()
     let maxConcurrent = maxConcurrent
     let changed: QueueObserver? = queue.withLock { queue in
       if queue.running < maxConcurrent, queue.waiting == 0 {
@@ -214,18 +214,16 @@ public final class LoadLimiter: Sendable {
 /// by the limiter's lock.
 @usableFromInline
 final class PermitTicket: @unchecked Sendable {
-  // `@unchecked`: every access to the fields below happens inside the limiter's `queue.withLock`.
+  // `@unchecked`: every access to the fields below happens inside the limiter's `queue.withLock`. It does not hold
+  // its limiter, whose queue holds it.
   enum Status { case queued, granted, withdrawn }
-  @usableFromInline let limiter: LoadLimiter
   var status = Status.queued
   /// A granted permit was taken by its claimer, who gives it back: a withdrawal leaves it alone.
   var claimed = false
   /// Set when the claiming task suspends; `nil` before (the status then answers it) and after it was resumed.
   var continuation: CheckedContinuation<Bool, Never>?
 
-  init(limiter: LoadLimiter) {
-    self.limiter = limiter
-  }
+  init() {}
 
   func takeContinuation() -> CheckedContinuation<Bool, Never>? {
     defer { continuation = nil }
