@@ -101,13 +101,12 @@ public final class LoadLimiter: Sendable {
   }
 
   /// Waits for a permit, in FIFO order. Returns `false` — without a permit — when the calling task is cancelled
-  /// while it waits (or was before it asked); the waiter then leaves the queue at once. Runs on the caller's actor
-  /// (no executor hop when a permit is free).
+  /// while it waits (or, when no permit is free, before it asked); the waiter then leaves the queue at once. Runs on
+  /// the caller's actor (no executor hop, no suspension, when a permit is free).
   @usableFromInline
   func acquire(isolation: isolated (any Actor)? = #isolation) async -> Bool {
     await claim(reserve())
   }
-
   /// Takes a place in the queue now — or a permit, when one is free and nobody waits — for a task to ``claim(_:)``
   /// later. A load reserves when it is called, so that loads queue in the order of their calls and ``running`` and
   /// ``waiting`` count them from the call on; its bookkeeping withdraws the reservation when the load stops before
@@ -134,6 +133,18 @@ public final class LoadLimiter: Sendable {
   /// queued ticket then leaves the queue at once, and a permit it held passes on).
   @usableFromInline
   func claim(_ ticket: PermitTicket, isolation: isolated (any Actor)? = #isolation) async -> Bool {
+    // Granted already (a permit was free when it was reserved, or one passed to it): taken without suspending.
+    let settled: Bool? = queue.withLock { _ in
+      switch ticket.status {
+      case .granted:
+        guard !ticket.claimed else { return false }
+        ticket.claimed = true
+        return true
+      case .withdrawn: return false
+      case .queued: return nil
+      }
+    }
+    if let settled { return settled }
     if Task.isCancelled {
       withdraw(ticket)
       return false
