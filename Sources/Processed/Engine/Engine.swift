@@ -75,8 +75,10 @@ extension StateHost {
     }
     let id = LoadTracker.nextID()
     let host = hostReference
+    // Captured as a constant: a captured `var` would be boxed on the heap.
+    let launched = plan
     let task = Task(priority: priority) {
-      await Self.execute(plan, id: id, host: host)
+      await Self.execute(launched, id: id, host: host)
     }
     tracker.begin(id, task: task)
     tracker.reservation = reservation

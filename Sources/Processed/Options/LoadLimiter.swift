@@ -105,7 +105,16 @@ public final class LoadLimiter: Sendable {
   /// the caller's actor (no executor hop, no suspension, when a permit is free).
   @usableFromInline
   func acquire(isolation: isolated (any Actor)? = #isolation) async -> Bool {
-    await claim(reserve())
+    // A permit free and nobody waiting: taken at once, with no ticket to allocate.
+    let maxConcurrent = maxConcurrent
+    let (taken, changed): (Bool, QueueObserver?) = queue.withLock { queue in
+      guard queue.running < maxConcurrent, queue.waiting == 0 else { return (false, nil) }
+      queue.running += 1
+      return (true, queue.onChange)
+    }
+    changed?()
+    if taken { return true }
+    return await claim(reserve())
   }
   /// Takes a place in the queue now — or a permit, when one is free and nobody waits — for a task to ``claim(_:)``
   /// later. A load reserves when it is called, so that loads queue in the order of their calls and ``running`` and
