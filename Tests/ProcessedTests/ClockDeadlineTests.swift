@@ -28,36 +28,25 @@ import Testing
     }
   }
 
-  @Test func interruptsFireAtTheirAccumulatedDeadlinesWhenTheClockJumpsPastThem() async throws {
+  /// Interrupts `[1 s, 2 s]` fire at 1 s and 3 s whichever way the clock gets there: in one jump past both deadlines
+  /// (a manual clock wakes every deadline it passes), or in two steps of 1.5 s (the second is due at 3 s, not at
+  /// 1.5 s + 2 s: deadlines do not drift with the time between them). `steps` in milliseconds.
+  @Test(arguments: [[3_000], [1_500, 1_500]])
+  func interruptsFireAtTheirAccumulatedDeadlines(steps: [Int]) async throws {
     let clock = TestClock()
     let model = Model()
     let gate = Gate()
     let fired = Recorder<Duration>()
     let task = startInterruptedLoad(of: model, on: clock, gate: gate, fired: fired)
-    try await clock.waitForSleepers(1)
-    clock.advance(by: .seconds(3))  // past both deadlines (1 s and 3 s) in one step
+    for step in steps {
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .milliseconds(step))
+    }
     await fired.wait(forCount: 2)
     #expect(fired.values == [.seconds(1), .seconds(3)])
     gate.open()
     await task.value
     #expect(model.numbers == .loaded(1))
-  }
-
-  @Test func interruptDeadlinesDoNotDriftWithTheTimeBetweenThem() async throws {
-    let clock = TestClock()
-    let model = Model()
-    let gate = Gate()
-    let fired = Recorder<Duration>()
-    let task = startInterruptedLoad(of: model, on: clock, gate: gate, fired: fired)
-    try await clock.waitForSleepers(1)
-    clock.advance(by: .milliseconds(1_500))  // the first fires; the second is due at 3 s, not at 1.5 s + 2 s
-    await fired.wait(forCount: 1)
-    try await clock.waitForSleepers(1)
-    clock.advance(by: .milliseconds(1_500))
-    await fired.wait(forCount: 2)
-    #expect(fired.values == [.seconds(1), .seconds(3)])
-    gate.open()
-    await task.value
   }
 
   /// Interrupts are measured from the moment the first attempt starts, not from whenever their task first runs: time

@@ -146,10 +146,9 @@ public final class LoadLimiter: Sendable {
     let settled: Bool? = queue.withLock { _ in
       switch ticket.status {
       case .granted:
-        guard !ticket.claimed else { return false }
-        ticket.claimed = true
+        ticket.status = .claimed
         return true
-      case .withdrawn: return false
+      case .claimed, .withdrawn: return false
       case .queued: return nil
       }
     }
@@ -163,7 +162,7 @@ public final class LoadLimiter: Sendable {
         let answer: Bool? = queue.withLock { _ in
           switch ticket.status {
           case .granted: return true
-          case .withdrawn: return false
+          case .claimed, .withdrawn: return false
           case .queued:
             ticket.continuation = continuation
             return nil
@@ -177,8 +176,8 @@ public final class LoadLimiter: Sendable {
     // Taken under the lock: a withdrawal that came first (the load stopped meanwhile) gave the permit back already.
     return granted
       && queue.withLock { _ in
-        guard ticket.status == .granted, !ticket.claimed else { return false }
-        ticket.claimed = true
+        guard ticket.status == .granted else { return false }
+        ticket.status = .claimed
         return true
       }
   }
@@ -191,13 +190,14 @@ public final class LoadLimiter: Sendable {
     let (suspended, next, changed):
       (CheckedContinuation<Bool, Never>?, CheckedContinuation<Bool, Never>?, QueueObserver?) = queue.withLock { queue in
         switch ticket.status {
-        case .withdrawn:
+        case .claimed, .withdrawn:
+          // A claimed permit is its holder's, who gives it back.
           return (nil, nil, nil)
         case .queued:
           queue.remove(ticket)
           return (ticket.takeContinuation(), nil, queue.onChange)
         case .granted:
-          guard !onlyQueued, !ticket.claimed else { return (nil, nil, nil) }
+          guard !onlyQueued else { return (nil, nil, nil) }
           ticket.status = .withdrawn
           return (ticket.takeContinuation(), Self.passPermit(&queue), queue.onChange)
         }
@@ -236,10 +236,9 @@ public final class LoadLimiter: Sendable {
 final class PermitTicket: @unchecked Sendable {
   // `@unchecked`: every access to the fields below happens inside the limiter's `queue.withLock`. It does not hold
   // its limiter, whose queue holds it.
-  enum Status { case queued, granted, withdrawn }
+  /// `claimed`: the granted permit was taken by its claimer, who gives it back (a withdrawal leaves it alone).
+  enum Status { case queued, granted, claimed, withdrawn }
   var status = Status.queued
-  /// A granted permit was taken by its claimer, who gives it back: a withdrawal leaves it alone.
-  var claimed = false
   /// Set when the claiming task suspends; `nil` before (the status then answers it) and after it was resumed.
   var continuation: CheckedContinuation<Bool, Never>?
 
