@@ -3,6 +3,9 @@
 // The one notification state of the process (zero: no notification in progress).
 processed_notification_state processed_notifications;
 
+// The key-path writes in progress (main actor only; zero: none).
+processed_keypath_write_state processed_keypath_writes;
+
 #if PROCESSED_FUTEX_LOCK
 #include <linux/futex.h>
 #include <sys/syscall.h>

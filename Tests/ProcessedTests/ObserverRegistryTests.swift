@@ -321,11 +321,15 @@ private final class Canary: Sendable {
     let registry = model.observers
     let slot = registry.slot(for: \Board.plain, of: Int.self)
 
-    registry.keyPathWrite(in: slot, value: 5, readBack: { model.plain }) { readingBack in
-      model.plain = 5
-      model.title = "inside"
-      return readingBack ? model.plain : nil
-    }
+    // A write that also changes another property of the model.
+    let access = KeyPathAccess<Board, Int>(apply: { model, state, mode in
+      if mode != .read {
+        model.plain = state!
+        model.title = "inside"
+      }
+      state = model.plain
+    })
+    registry.keyPathWrite(in: slot, 5, of: model, through: access)
     #expect(log.values == ["title:inside", "plain:5"])
     model.plain = 6
     #expect(log.values == ["title:inside", "plain:5", "plain:6"])

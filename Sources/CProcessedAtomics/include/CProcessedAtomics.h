@@ -4,6 +4,8 @@
 // `os_unfair_lock` on Apple platforms, a small futex lock on C11 atomics on Linux (see `processed_slot_lock`) and
 // `pthread_mutex_t` elsewhere; the thread sanitizer models all three.
 //
+// It also holds the main actor's key-path write bookkeeping (plain fields; see `processed_keypath_writes`).
+//
 // Everything here is `static inline`, so that Swift code that is `@inlinable` — the notification loop, specialized
 // in the client for the observed value's type — compiles each operation to a few instructions.
 #ifndef C_PROCESSED_ATOMICS_H
@@ -245,6 +247,34 @@ static inline void processed_notification_waiter_leaves(void) {
 /// A new observer id, unique in the process.
 static inline uint64_t processed_next_observer_id(void) {
   return atomic_fetch_add_explicit(&processed_notifications.lastID.value, 1, memory_order_relaxed) + 1;
+}
+
+// MARK: Key-path writes (main actor only)
+
+/// The bookkeeping of the key-path writes in progress (see `KeyPathWrites` in Swift): plain fields, read and written
+/// on the main actor only. Kept here rather than in Swift statics so that Swift code inlined into a client reaches
+/// them as plain globals: a Swift static used from another module goes through its lazy-initialization check on
+/// every access.
+typedef struct {
+  /// How many key-path writes are in progress, nested.
+  uint16_t depth;
+  /// Whether values settled by those writes are kept (`KeyPathWrites.settledValues` may not be empty).
+  bool hasSettledValues;
+} processed_keypath_write_state;
+
+/// Defined in CProcessedAtomics.c.
+extern processed_keypath_write_state processed_keypath_writes;
+
+static inline uint16_t processed_keypath_write_depth(void) { return processed_keypath_writes.depth; }
+
+static inline void processed_keypath_set_write_depth(uint16_t depth) { processed_keypath_writes.depth = depth; }
+
+static inline bool processed_keypath_has_settled_values(void) {
+  return processed_keypath_writes.hasSettledValues;
+}
+
+static inline void processed_keypath_set_has_settled_values(bool has) {
+  processed_keypath_writes.hasSettledValues = has;
 }
 
 #endif

@@ -78,15 +78,10 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     // by one that holds none, or by the reset state: a write of a value (every `yield` of `.loaded`) does nothing
     // here. The extras are made at the first such change, so a controller made later still sees it.
     if State.keepsLastValue, !state.holdsValue { keepLastValue(replacedBy: state) }
-    // The closures capture the model and the accessor, not the host, which then need not be retained around the
-    // write.
-    let (model, access) = (self.model, self.access)
     if let link {
-      link.keyPathWrite(value: state, readBack: { access.read(model) }) { readingBack in
-        access.write(model, state, readingBack: readingBack)
-      }
+      link.keyPathWrite(state, of: model, through: access)
     } else {
-      _ = access.write(model, state)
+      access.write(model, state)
     }
   }
 
@@ -245,37 +240,57 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
 /// a key path that is not a literal at the call, the closure applies it at run time, as `model[keyPath:]` would.
 @usableFromInline
 struct KeyPathAccess<Model: AnyObject, State> {
-  /// Reads the state (`newState == nil`) and returns it; or writes `newState` and returns the state read back right
-  /// after when `readingBack` (a `didSet` may have normalised it), `nil` otherwise. One closure, not several:
-  /// capture propagation needs the literal to have a single user.
-  @usableFromInline let apply: (_ model: Model, _ newState: State?, _ readingBack: Bool) -> State?
+  /// What one call of ``apply`` does with its `state`.
+  @usableFromInline
+  enum Mode {
+    /// Stores the property's state in `state`.
+    case read
+    /// Writes `state` (not `nil`), and leaves the replaced state in it.
+    case write
+    /// Writes `state` (not `nil`), and stores in it the state the property holds right after (a `didSet` may
+    /// have normalised it).
+    case writeReadingBack
+  }
+
+  /// Reads or writes the state (see ``Mode``). One closure, not several: capture propagation needs the literal to
+  /// have a single user. `inout`, so that a write moves the state in and the replaced one out without copying
+  /// either.
+  @usableFromInline let apply: (_ model: Model, _ state: inout State?, _ mode: Mode) -> Void
 
   @inlinable @inline(__always)
   init(_ keyPath: ReferenceWritableKeyPath<Model, State>) {
-    apply = { model, newState, readingBack in
-      guard let newState else { return model[keyPath: keyPath] }
+    apply = { model, state, mode in
+      if mode == .read {
+        state = model[keyPath: keyPath]
+        return
+      }
       // A swap through an `inout` access, not an assignment: for a literal key path, an assignment is projected
       // with a retain and release of `model` around the store, an `inout` access as a plain store (measured).
-      // The property sees one write of `newState`, with its observers run once; a computed property is also read
-      // once before it (an `inout` access of it is a get, then a set).
-      var replaced = newState
-      swap(&model[keyPath: keyPath], &replaced)
-      _ = consume replaced
-      return readingBack ? model[keyPath: keyPath] : nil
+      // The property sees one write of the new state, with its observers run once; a computed property is also
+      // read once before it (an `inout` access of it is a get, then a set).
+      swap(&model[keyPath: keyPath], &state!)
+      if mode == .writeReadingBack { state = model[keyPath: keyPath] }
     }
+  }
+
+  /// An access that runs `apply` (for tests).
+  init(apply: @escaping (_ model: Model, _ state: inout State?, _ mode: Mode) -> Void) {
+    self.apply = apply
   }
 
   @inlinable
   func read(_ model: Model) -> State {
-    // A read always returns the state.
-    apply(model, nil, false).unsafelyUnwrapped
+    var state: State?
+    apply(model, &state, .read)
+    // A read always stores the state.
+    return state.unsafelyUnwrapped
   }
 
-  /// Writes `state`; when `readingBack`, returns the state the property holds right after (one call of the
-  /// accessor for both), otherwise `nil`.
+  /// Writes `state`.
   @inlinable
-  func write(_ model: Model, _ state: State, readingBack: Bool = false) -> State? {
-    apply(model, state, readingBack)
+  func write(_ model: Model, _ state: State) {
+    var value: State? = state
+    apply(model, &value, .write)
   }
 }
 

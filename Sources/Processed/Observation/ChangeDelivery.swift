@@ -33,7 +33,7 @@ struct SlotLink: @unchecked Sendable {
   var anchor: ObserverSlot { slot.takeUnretainedValue() }
 
   /// The slot's observers right now, to deliver `value` to — or `nil` when there are none or the change is the
-  /// echo of a key-path write, which delivers it itself (see ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
+  /// echo of a key-path write, which delivers it itself (see ``ObserverSlot/keyPathWrite(_:of:through:)``).
   @inlinable @MainActor
   func snapshot<Value>(for value: Value) -> ObserverSnapshot<Value> {
     slot.withGuaranteedInstance { slot in
@@ -85,10 +85,10 @@ struct SlotLink: @unchecked Sendable {
   }
 
   /// Runs a key-path write and notifies the slot's observers once (see
-  /// ``ObserverSlot/keyPathWrite(value:readBack:write:)``).
+  /// ``ObserverSlot/keyPathWrite(_:of:through:)``).
   @inlinable @MainActor
-  func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: (_ readingBack: Bool) -> Value?) {
-    slot.withGuaranteedInstance { $0.keyPathWrite(value: value, readBack: readBack, write: write) }
+  func keyPathWrite<Model, Value>(_ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>) {
+    slot.withGuaranteedInstance { $0.keyPathWrite(state, of: model, through: access) }
   }
 
   /// Registers `handler` in the slot.

@@ -12,15 +12,20 @@ public import CProcessedAtomics
 /// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
 @usableFromInline @MainActor
 enum KeyPathWrites {
-  /// How many key-path writes are in progress, nested. Overflows (a trap) only past 65,535 nested writes, which the
-  /// stack does not reach.
-  @exclusivity(unchecked) static var depth: UInt16 = 0
+  // How many key-path writes are in progress, nested, and whether `settledValues` may hold values, are plain C
+  // globals (`processed_keypath_writes`): the fast paths of `begin` and `end` are inlined into the client, where a
+  // Swift static would be reached through its lazy-initialization check on every access. The depth overflows (a
+  // trap) only past 65,535 nested writes, which the stack does not reach.
+
+  /// How many key-path writes are in progress, nested.
+  @inlinable static var depth: UInt16 {
+    get { processed_keypath_write_depth() }
+    set { processed_keypath_set_write_depth(newValue) }
+  }
+
   /// The values writes settled on, in the order they settled (an outer write may settle after a nested one);
   /// emptied when the outermost write returns.
   @exclusivity(unchecked) static var settledValues: [Any] = []
-  /// Whether ``settledValues`` may hold values: a plain global, read by every outermost write, where reading
-  /// `settledValues` itself would go through its lazy initialization (a `swift_once` call) each time.
-  @exclusivity(unchecked) static var hasSettledValues = false
 
   /// A slot's record of its innermost write, saved by a nested write of the same property.
   @usableFromInline
@@ -28,26 +33,45 @@ enum KeyPathWrites {
     @usableFromInline let depth: UInt16
     @usableFromInline let echoed: Bool
     @usableFromInline let settled: UInt16
+
+    @inlinable
+    init(depth: UInt16, echoed: Bool, settled: UInt16) {
+      self.depth = depth
+      self.echoed = echoed
+      self.settled = settled
+    }
   }
 
   /// A key-path write of `slot` begins: an outer write of the same property that has not settled settles on the
   /// value the property holds now (`readBack`); the outer write's record is returned, to be put back by ``end(_:_:)``.
   ///
-  /// Out of line, like ``end(_:_:)``: inlined into the client, each access to these statics would go through their
-  /// lazy-initialization check; here they are plain globals.
-  @usableFromInline
+  /// Inlined: when no write of the property is under way (always, but for a `didSet` that writes its own property
+  /// through a key path), this is a few stores to a slot the caller holds anyway.
+  @inlinable @inline(__always)
   static func begin(_ slot: ObserverSlot, _ readBack: () -> Any) -> Record {
     let fields = slot.mainFields
-    var settled = fields.pointee.settledWrite
-    if fields.pointee.writeDepth != 0, settled == 0 {
-      settled = settle(on: readBack())
+    let outer: Record
+    if fields.pointee.writeDepth == 0 {
+      // No write of this property under way: its fields hold their resting values.
+      outer = Record(depth: 0, echoed: false, settled: 0)
+    } else {
+      outer = nestedRecord(slot, readBack)
     }
-    let outer = Record(depth: fields.pointee.writeDepth, echoed: fields.pointee.echoedWrite, settled: settled)
-    depth += 1
+    let depth = depth + 1
+    self.depth = depth
     fields.pointee.writeDepth = depth
     fields.pointee.echoedWrite = false
     fields.pointee.settledWrite = 0
     return outer
+  }
+
+  /// The record of the write of `slot` under way, which settles now unless it had.
+  @usableFromInline
+  static func nestedRecord(_ slot: ObserverSlot, _ readBack: () -> Any) -> Record {
+    let fields = slot.mainFields
+    var settled = fields.pointee.settledWrite
+    if settled == 0 { settled = settle(on: readBack()) }
+    return Record(depth: fields.pointee.writeDepth, echoed: fields.pointee.echoedWrite, settled: settled)
   }
 
   /// The key-path write of `slot` returns: puts the outer write's record back and returns the number of the value
@@ -55,16 +79,17 @@ enum KeyPathWrites {
   ///
   /// Returns a number, not the value: an `Any?` returned here would be tested and destroyed through value witnesses
   /// on every write, and a value settles only when the property notifies by itself or a write nests.
-  @usableFromInline
+  @inlinable @inline(__always)
   static func end(_ slot: ObserverSlot, _ outer: Record) -> UInt16 {
     let fields = slot.mainFields
     let settled = fields.pointee.settledWrite
     fields.pointee.writeDepth = outer.depth
     fields.pointee.echoedWrite = outer.echoed
     fields.pointee.settledWrite = outer.settled
-    depth -= 1
+    let depth = depth - 1
+    self.depth = depth
     // The outermost write empties the list, unless this write settled: then `settledValue` does, after reading it.
-    if depth == 0, settled == 0, hasSettledValues { emptySettledValues() }
+    if depth == 0, settled == 0, processed_keypath_has_settled_values() { emptySettledValues() }
     return settled
   }
 
@@ -80,13 +105,14 @@ enum KeyPathWrites {
   /// Keeps `value` and returns its index plus one (`0` means none).
   static func settle(on value: Any) -> UInt16 {
     settledValues.append(value)
-    hasSettledValues = true
+    processed_keypath_set_has_settled_values(true)
     return UInt16(settledValues.count)
   }
 
-  private static func emptySettledValues() {
+  @usableFromInline
+  static func emptySettledValues() {
     settledValues.removeAll(keepingCapacity: true)
-    hasSettledValues = false
+    processed_keypath_set_has_settled_values(false)
   }
 
   /// Whether a notification of `slot` with `value` is the echo of the innermost key-path write; then its value is
@@ -109,41 +135,41 @@ enum KeyPathWrites {
 }
 
 extension ObserverSlot {
-  /// Runs a key-path write of the property whose observers are this slot's, and delivers it once: the value the
-  /// property holds after the write.
+  /// Writes `state` into the property of `model` that `access` reaches, whose observers are this slot's, and
+  /// delivers the change once: the value the property holds after the write.
   ///
   /// The property may notify by itself (an ``Observed`` property, or a `didSet` that calls
   /// ``ObservableModel/notifyObservers(_:)``), and each change must reach each observer exactly once. The first
   /// notification of the slot made while this write is the innermost one — its *echo* — is absorbed, and its value
-  /// (which a `didSet` may have normalised) is the one delivered. Without an echo the value is read back (`write`
-  /// writes and, when asked, returns the value the property holds right after, in one call), or, when
-  /// a nested key-path write of the same property began during this one (from a `didSet`), the value the property
-  /// held at that moment. The observers are taken before `write` runs and the slot's delivery turn is reserved, so
-  /// nested changes — from a `didSet` or from observers — reach observers after this one, in order, and are never
-  /// absorbed.
+  /// (which a `didSet` may have normalised) is the one delivered. Without an echo the value is read back (in the
+  /// same call of the accessor as the write), or, when a nested key-path write of the same property began during
+  /// this one (from a `didSet`), the value the property held at that moment. The observers are taken before the
+  /// write and the slot's delivery turn is reserved, so nested changes — from a `didSet` or from observers — reach
+  /// observers after this one, in order, and are never absorbed.
   ///
   /// Nobody observes and no key-path write of the property is under way: the write is a plain write (nothing to
   /// deliver, no outer write waiting for its value, and a notification the property makes itself reaches whoever
   /// registered meanwhile, as for any write of the property).
   @inlinable @MainActor
-  func keyPathWrite<Value>(value: Value, readBack: () -> Value, write: (_ readingBack: Bool) -> Value?) {
+  func keyPathWrite<Model, Value>(_ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>) {
+    // The new state, then (after the swap) the replaced one, then the one read back: one variable, so that a write
+    // copies the state once and the read-back once.
+    var value: Value? = state
     if mainFields.pointee.writeDepth == 0, !processed_slot_has_observers(sync) {
-      _ = write(false)
+      access.apply(model, &value, .write)
       return
     }
     let recipients = snapshot(of: Value.self)
     let ownsDelivery = reserveDelivery()
-    let outer = KeyPathWrites.begin(self) { readBack() }
+    let outer = KeyPathWrites.begin(self) { access.read(model) }
     // Read back in the same call as the write, unless nobody is to be told.
-    let readValue = write(!recipients.isEmpty)
+    access.apply(model, &value, recipients.isEmpty ? .write : .writeReadingBack)
     let settled = KeyPathWrites.end(self, outer)
-    let delivered: Value
     if settled != 0 {
       // The slot's value type was checked when it was resolved.
-      delivered = KeyPathWrites.settledValue(settled) as! Value
-    } else {
-      delivered = readValue ?? value
+      value = (KeyPathWrites.settledValue(settled) as! Value)
     }
-    completeDelivery(delivered, to: recipients, owning: ownsDelivery)
+    // With no recipients, `value` is the replaced state, which is then delivered to nobody.
+    completeDelivery(value.unsafelyUnwrapped, to: recipients, owning: ownsDelivery)
   }
 }

@@ -106,10 +106,10 @@ public final class ObserverRegistry: Sendable {
   }
 
   @inlinable @MainActor
-  func keyPathWrite<Value>(
-    in slot: ObserverSlot, value: Value, readBack: () -> Value, write: (_ readingBack: Bool) -> Value?
+  func keyPathWrite<Model, Value>(
+    in slot: ObserverSlot, _ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>
   ) {
-    slot.keyPathWrite(value: value, readBack: readBack, write: write)
+    slot.keyPathWrite(state, of: model, through: access)
   }
 
   /// The number of observers registered across all slots (for tests and diagnostics).
