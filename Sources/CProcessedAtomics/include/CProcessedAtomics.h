@@ -40,9 +40,8 @@ static inline uint64_t processed_atomic_u64_load(processed_atomic_u64 *atomic) {
   return atomic_load_explicit(&atomic->value, memory_order_seq_cst);
 }
 
-/// A relaxed load: for a flag that only says *whether* something happened, and orders nothing else. Always inlined:
-/// the optimizer left it out of line in a load's `yield`, where it is the whole cancellation check.
-__attribute__((always_inline)) static inline uint64_t processed_atomic_u64_load_relaxed(processed_atomic_u64 *atomic) {
+/// A relaxed load: for a flag that only says *whether* something happened, and orders nothing else.
+static inline uint64_t processed_atomic_u64_load_relaxed(processed_atomic_u64 *atomic) {
   return atomic_load_explicit(&atomic->value, memory_order_relaxed);
 }
 
