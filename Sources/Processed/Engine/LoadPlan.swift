@@ -17,26 +17,64 @@ struct LoadPlan<State: ManagedState> {
   @usableFromInline let startState: State
   /// The work.
   @usableFromInline let work: Work
-  /// Delays after which `onInterrupt` is called; they accumulate.
-  @usableFromInline var interrupts: [Duration] = []
-  /// Called after each interrupt delay with the accumulated delay; its errors end the load.
-  @usableFromInline var onInterrupt: (@MainActor (_ accumulatedDelay: Duration) throws -> Void)?
-  /// The load's options; `nil`: `LoadOptions.default`.
-  @usableFromInline var settings: LoadSettings?
-  /// How long the load waits before it starts (a debounce), or `nil` when it starts at once. A debounced load writes
-  /// its start state after the wait, not when it is called.
-  @usableFromInline var debounce: Duration?
-  /// When the debounced call was made: the debounce is measured from there, not from when the load's task began
-  /// to wait.
-  @usableFromInline var debounceOrigin: LoadCallMark?
-  /// The place in the limiter's queue taken when the load was called (see ``LoadLimiter/reserve()``), which its first
-  /// attempt claims; `nil` without a limiter, and for a debounced load (it queues once its debounce is over).
-  @usableFromInline var ticket: PermitTicket?
+  /// What only loads with options, interrupts or a debounce have; `nil` on the plain path (see ``LoadPlanShape``).
+  @usableFromInline var shape: LoadPlanShape?
   /// Whether the start state is left unwritten (`silently:`); read by a debounced load, which writes it late.
   @usableFromInline var silently = false
   /// A refresh of a loaded state: an ordinary failure is not written; the error is kept in the activity instead, and
   /// the loaded value stays on screen.
   @usableFromInline var keepsContent = false
+
+  /// Delays after which `onInterrupt` is called; they accumulate.
+  @inlinable var interrupts: [Duration] {
+    get { shape?.interrupts ?? [] }
+    set { reshape { $0.interrupts = newValue } }
+  }
+
+  /// Called after each interrupt delay with the accumulated delay; its errors end the load.
+  @inlinable var onInterrupt: (@MainActor (_ accumulatedDelay: Duration) throws -> Void)? {
+    get { shape?.onInterrupt }
+    set { reshape { $0.onInterrupt = newValue } }
+  }
+
+  /// The load's options; `nil`: `LoadOptions.default`.
+  @inlinable var settings: LoadSettings? {
+    get { shape?.settings }
+    set { reshape { $0.settings = newValue } }
+  }
+
+  /// How long the load waits before it starts (a debounce), or `nil` when it starts at once. A debounced load writes
+  /// its start state after the wait, not when it is called.
+  @inlinable var debounce: Duration? {
+    get { shape?.debounce }
+    set { reshape { $0.debounce = newValue } }
+  }
+
+  /// When the debounced call was made: the debounce is measured from there, not from when the load's task began
+  /// to wait.
+  @inlinable var debounceOrigin: LoadCallMark? {
+    get { shape?.debounceOrigin }
+    set { reshape { $0.debounceOrigin = newValue } }
+  }
+
+  /// The place in the limiter's queue taken when the load was called (see ``LoadLimiter/reserve()``), which its first
+  /// attempt claims; `nil` without a limiter, and for a debounced load (it queues once its debounce is over).
+  @inlinable var ticket: PermitTicket? {
+    get { shape?.ticket }
+    set { reshape { $0.ticket = newValue } }
+  }
+
+  /// Changes the shape, copied first unless this plan holds the only reference to it (copy on write).
+  @usableFromInline
+  mutating func reshape(_ change: (LoadPlanShape) -> Void) {
+    if let shape, isKnownUniquelyReferenced(&self.shape) {
+      change(shape)
+    } else {
+      let copy = shape?.copy() ?? LoadPlanShape()
+      change(copy)
+      shape = copy
+    }
+  }
 
   /// The clock every wait of the load sleeps on.
   @usableFromInline
@@ -100,6 +138,38 @@ extension LoadPlan {
     plan.interrupts = interrupts
     plan.onInterrupt = onInterrupt
     return plan
+  }
+}
+
+/// The part of a ``LoadPlan`` that only loads with options, interrupts or a debounce have, kept out of line: a plan
+/// is copied a few times per load (into its task among others), and a plan of a plain load is then a few words —
+/// its start state, its block and this reference, `nil` — rather than a dozen fields, which were copied and destroyed
+/// field by field through the type's value witnesses (measured: a tenth of a back-to-back load's own time).
+///
+/// Copied on write (``LoadPlan/reshape(_:)``): a plan never sees another plan's changes.
+@usableFromInline
+final class LoadPlanShape {
+  @usableFromInline var interrupts: [Duration] = []
+  @usableFromInline var onInterrupt: (@MainActor (_ accumulatedDelay: Duration) throws -> Void)?
+  @usableFromInline var settings: LoadSettings?
+  @usableFromInline var debounce: Duration?
+  @usableFromInline var debounceOrigin: LoadCallMark?
+  @usableFromInline var ticket: PermitTicket?
+
+  @usableFromInline
+  init() {}
+
+  /// A shape with the same fields.
+  @usableFromInline
+  func copy() -> LoadPlanShape {
+    let copy = LoadPlanShape()
+    copy.interrupts = interrupts
+    copy.onInterrupt = onInterrupt
+    copy.settings = settings
+    copy.debounce = debounce
+    copy.debounceOrigin = debounceOrigin
+    copy.ticket = ticket
+    return copy
   }
 }
 
