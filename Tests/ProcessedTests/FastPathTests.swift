@@ -176,6 +176,27 @@ import Testing
       return value
     }
   }
+
+  /// A plan keeps the fields of shaped loads in a box shared by its copies: changing one copy never changes another.
+  @Test func aPlansCopiesDoNotShareChanges() {
+    var first = LoadPlan<LoadableState<Int>>.load(returning: { 1 })
+    #expect(first.shape == nil)
+    first.interrupts = [.seconds(1)]
+    var second = first
+    #expect(second.shape === first.shape)
+    second.interrupts = [.seconds(2)]
+    second.debounce = .seconds(3)
+    #expect(first.interrupts == [.seconds(1)])
+    #expect(first.debounce == nil)
+    #expect(second.interrupts == [.seconds(2)])
+    #expect(second.debounce == .seconds(3))
+    // A plan that holds the only reference changes its box in place (a copy would be made while the old box lives:
+    // another identity).
+    let box = second.shape.map(ObjectIdentifier.init)
+    second.debounce = nil
+    #expect(second.shape.map(ObjectIdentifier.init) == box)
+    #expect(second.debounce == nil)
+  }
 }
 
 @MainActor

@@ -67,8 +67,9 @@ struct LoadPlan<State: ManagedState> {
   /// Changes the shape, copied first unless this plan holds the only reference to it (copy on write).
   @usableFromInline
   mutating func reshape(_ change: (LoadPlanShape) -> Void) {
-    if let shape, isKnownUniquelyReferenced(&self.shape) {
-      change(shape)
+    // Asked before binding the box: a binding is a second reference.
+    if isKnownUniquelyReferenced(&shape) {
+      change(shape.unsafelyUnwrapped)
     } else {
       let copy = shape?.copy() ?? LoadPlanShape()
       change(copy)
