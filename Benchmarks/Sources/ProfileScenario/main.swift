@@ -1,6 +1,6 @@
 // One scenario in a loop, for `perf record` and quick timing (it prints nanoseconds per operation).
-// Usage: ProfileScenario observed|loadable|hand|observe|cancel|handdidset [count] [observers]
-//        ProfileScenario load|keypathload|handload|yieldload|yieldnoobs|yieldplain [count] [rounds]
+// Usage: ProfileScenario observed|loadable|hand|observe|cancel|handdidset|handdidsetempty [count] [observers]
+//        ProfileScenario load|keypathload|handload|yieldload|yieldsinkload|yieldnoobs|yieldplain [count] [rounds]
 //        ProfileScenario yieldvs [count] [rounds]   (the yielding load and its floor, alternated)
 //        ProfileScenario cycle|keypathcycle|plainkeypathcycle|processcycle|handcycle [count] [rounds]   (each load awaited before the next)
 import Foundation
@@ -47,6 +47,11 @@ await MainActor.run {
   case "handdidset":
     let hand = HandDidSetModel()
     for _ in 0..<observerCount { _ = hand.observers.add { sink.take($0) } }
+    for i in 0..<count { hand.state = .loaded(i) }
+  case "handdidsetempty":
+    // The `didSet` floor with observers that do nothing (compare with `yieldload`).
+    let hand = HandDidSetModel()
+    for _ in 0..<observerCount { _ = hand.observers.add { _ in } }
     for i in 0..<count { hand.state = .loaded(i) }
   case "observe":
     let model = Model()
@@ -116,6 +121,15 @@ func backToBack(_ scenario: String) async {
     await model.load(\.numbers) { yield in
       for i in 0..<count { yield(.loaded(i)) }
     }
+  case "yieldsinkload":
+    // The yielding load with the benchmark's observer (it sums the values; compare with `handdidset`).
+    let model = Model()
+    let sink = Sink()
+    let token = model.observe(\.numbers) { sink.take($0) }
+    await model.load(\.numbers) { yield in
+      for i in 0..<count { yield(.loaded(i)) }
+    }
+    withExtendedLifetime(token) {}
   case "yieldload":
     let model = Model()
     let token = model.observe(\.numbers) { _ in }
