@@ -9,36 +9,43 @@ import Testing
   /// `count` standalone states.
   func states(_ count: Int) -> [Loadable<Int>] { (0..<count).map { _ in Loadable<Int>() } }
 
+  /// Starts a limited load of each state in turn, whose block records its index in `started`, runs `body` and
+  /// returns the index; returns their tasks.
+  func startLoads(
+    of states: [Loadable<Int>], options: LoadOptions, recordingIn started: Recorder<Int>,
+    _ body: @escaping @MainActor (_ index: Int) async -> Void
+  ) -> [Task<Void, Never>] {
+    states.indices.map { index in
+      states[index].projectedValue.load(options: options) {
+        started.record(index)
+        await body(index)
+        return index
+      }
+    }
+  }
+
   @Test func loadsBeyondTheLimitShowTheirStartStateAndRunInTheOrderTheyWereCalled() async {
     let limiter = LoadLimiter(maxConcurrent: 2)
     let options = LoadOptions(limiter: limiter)
     let states = states(5)
     let gates = (0..<5).map { _ in Gate() }
-    var started: [Int] = []
-    var tasks: [Task<Void, Never>] = []
-    for index in 0..<5 {
-      tasks.append(
-        states[index].projectedValue.load(options: options) {
-          started.append(index)
-          await gates[index].wait()
-          return index
-        })
-      #expect(states[index].wrappedValue == .loading)  // written when called
-    }
+    let started = Recorder<Int>()
+    let tasks = startLoads(of: states, options: options, recordingIn: started) { await gates[$0].wait() }
+    #expect(states.allSatisfy { $0.wrappedValue == .loading })  // written when called
     await gates[0].untilWaiting(1)
     await gates[1].untilWaiting(1)
     await until(.queue(of: limiter)) { limiter.waiting == 3 }
-    #expect(started == [0, 1])
+    #expect(started.values == [0, 1])
     #expect(limiter.running == 2)
     gates[1].open()
     await tasks[1].value
     await gates[2].untilWaiting(1)
-    #expect(started == [0, 1, 2])
+    #expect(started.values == [0, 1, 2])
     for index in [0, 2, 3, 4] {
       gates[index].open()
       await tasks[index].value
     }
-    #expect(started == [0, 1, 2, 3, 4])
+    #expect(started.values == [0, 1, 2, 3, 4])
     #expect(states.map(\.wrappedValue) == [.loaded(0), .loaded(1), .loaded(2), .loaded(3), .loaded(4)])
     #expect(limiter.running == 0 && limiter.waiting == 0)
   }
@@ -51,28 +58,20 @@ import Testing
     let options = LoadOptions(limiter: limiter)
     let states = states(5)
     let gate = Gate()
-    var started: [Int] = []
-    var tasks: [Task<Void, Never>] = []
-    for index in 0..<5 {
-      tasks.append(
-        states[index].projectedValue.load(options: options) {
-          started.append(index)
-          await gate.wait()
-          return index
-        })
-    }
+    let started = Recorder<Int>()
+    let tasks = startLoads(of: states, options: options, recordingIn: started) { _ in await gate.wait() }
     // No task has run yet: this test has not suspended since the calls.
-    #expect(started.isEmpty)
+    #expect(started.values.isEmpty)
     #expect(limiter.running == 2 && limiter.waiting == 3)
     states[0].projectedValue.cancel()  // held a permit it never used: it passes to the first waiting load
     #expect(limiter.running == 2 && limiter.waiting == 2)
     states[3].projectedValue.reset()  // a waiting load leaves the queue
     #expect(limiter.running == 2 && limiter.waiting == 1)
     await gate.untilWaiting(2)
-    #expect(started == [1, 2])
+    #expect(started.values == [1, 2])
     gate.open()
     for task in tasks { await task.value }
-    #expect(started == [1, 2, 4])
+    #expect(started.values == [1, 2, 4])
     #expect(states.map(\.wrappedValue) == [.loading, .loaded(1), .loaded(2), .absent, .loaded(4)])
     #expect(limiter.running == 0 && limiter.waiting == 0)
   }

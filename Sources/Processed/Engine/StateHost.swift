@@ -34,6 +34,11 @@ protocol StateHost<State>: AnyObject, Sendable {
 }
 
 extension StateHost {
+  /// A host reached only through a reference that retains it (a weak one) is never called unretained: it stores as
+  /// usual. Main-actor hosts (`KeyPathHost`) implement their own.
+  @inlinable
+  func storeUnretained(_ state: State) { store(state) }
+
   /// The reference to this host that its loads' tasks hold, made on first use.
   @inlinable
   var hostReference: HostReference<Self> {

@@ -108,14 +108,14 @@ public final class LoadLimiter: Sendable {
     // A permit free and nobody waiting: taken at once, with no ticket to allocate.
     let maxConcurrent = maxConcurrent
     let (taken, changed): (Bool, QueueObserver?) = queue.withLock { queue in
-      guard queue.running < maxConcurrent, queue.waiting == 0 else { return (false, nil) }
-      queue.running += 1
-      return (true, queue.onChange)
+      let taken = queue.takeFreePermit(maxConcurrent: maxConcurrent)
+      return (taken, taken ? queue.onChange : nil)
     }
     changed?()
     if taken { return true }
     return await claim(reserve())
   }
+
   /// Takes a place in the queue now — or a permit, when one is free and nobody waits — for a task to ``claim(_:)``
   /// later. A load reserves when it is called, so that loads queue in the order of their calls and ``running`` and
   /// ``waiting`` count them from the call on; its bookkeeping withdraws the reservation when the load stops before
@@ -125,8 +125,7 @@ public final class LoadLimiter: Sendable {
     let ticket = PermitTicket()
     let maxConcurrent = maxConcurrent
     let changed: QueueObserver? = queue.withLock { queue in
-      if queue.running < maxConcurrent, queue.waiting == 0 {
-        queue.running += 1
+      if queue.takeFreePermit(maxConcurrent: maxConcurrent) {
         ticket.status = .granted
       } else {
         queue.enqueue(ticket)
@@ -142,17 +141,21 @@ public final class LoadLimiter: Sendable {
   /// queued ticket then leaves the queue at once, and a permit it held passes on).
   @usableFromInline
   func claim(_ ticket: PermitTicket, isolation: isolated (any Actor)? = #isolation) async -> Bool {
-    // Granted already (a permit was free when it was reserved, or one passed to it): taken without suspending.
-    let settled: Bool? = queue.withLock { _ in
-      switch ticket.status {
-      case .granted:
-        ticket.status = .claimed
-        return true
-      case .claimed, .withdrawn: return false
-      case .queued: return nil
+    // Under the lock: takes the permit once the ticket holds one (`true`), `false` once it never will, `nil` while it
+    // is queued.
+    func take() -> Bool? {
+      queue.withLock { _ in
+        switch ticket.status {
+        case .granted:
+          ticket.status = .claimed
+          return true
+        case .claimed, .withdrawn: return false
+        case .queued: return nil
+        }
       }
     }
-    if let settled { return settled }
+    // Granted already (a permit was free when it was reserved, or one passed to it): taken without suspending.
+    if let settled = take() { return settled }
     if Task.isCancelled {
       withdraw(ticket)
       return false
@@ -174,12 +177,7 @@ public final class LoadLimiter: Sendable {
       withdraw(ticket, onlyQueued: true)
     }
     // Taken under the lock: a withdrawal that came first (the load stopped meanwhile) gave the permit back already.
-    return granted
-      && queue.withLock { _ in
-        guard ticket.status == .granted else { return false }
-        ticket.status = .claimed
-        return true
-      }
+    return granted && take() == true
   }
 
   /// Gives `ticket` up: a queued ticket leaves the queue (its claimer, if suspended, gets `false`), and a permit it
@@ -260,6 +258,13 @@ private struct PermitQueue {
   private(set) var waiting = 0
   private var waiters: [PermitTicket] = []
   private var head = 0
+
+  /// Takes a permit when one is free and nobody waits (a waiter comes first); returns whether it did.
+  mutating func takeFreePermit(maxConcurrent: Int) -> Bool {
+    guard running < maxConcurrent, waiting == 0 else { return false }
+    running += 1
+    return true
+  }
 
   mutating func enqueue(_ waiter: PermitTicket) {
     waiters.append(waiter)

@@ -78,11 +78,6 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   @inlinable
   func loadDidEnd() {}
 
-  /// Never called: a storage is reached through a weak reference, which retains it (see
-  /// `HostReference.storeIfCurrent`).
-  @inlinable
-  func storeUnretained(_ state: State) { store(state) }
-
   /// Connects the storage to the model that contains it, the first time the model reaches it.
   @inlinable
   func connect<Model: AnyObject>(to model: Model, keyPath: KeyPath<Model, State>) {

@@ -52,40 +52,34 @@ struct Wake {
 extension Wake {
   /// Each change of a `@Loadable` state or of a key-path state (`$x`, `model.loadables.x`).
   static func changes<Value>(of controller: LoadableController<Value>) -> Wake {
-    Wake { wake in
-      let token = controller.observe { _ in wake() }
-      return { token.cancel() }
-    }
+    .token { wake in controller.observe { _ in wake() } }
   }
 
   /// Each change of a `@Process` state or of a key-path process state (`$x`, `model.processes.x`).
   static func changes<Kind>(of controller: ProcessController<Kind>) -> Wake {
-    Wake { wake in
-      let token = controller.observe { _ in wake() }
-      return { token.cancel() }
-    }
+    .token { wake in controller.observe { _ in wake() } }
   }
 
   /// Each change of a model's property, as `model.observe(keyPath)` delivers it.
   static func changes<Model: ObservableModel, Value>(of model: Model, _ keyPath: KeyPath<Model, Value>) -> Wake {
-    Wake { wake in
-      let token = model.observe(keyPath) { _ in wake() }
-      return { token.cancel() }
-    }
+    .token { wake in model.observe(keyPath) { _ in wake() } }
   }
 
   /// Each change of a load's activity (its phase, progress, last error).
   static func activity<Value>(of controller: LoadableController<Value>) -> Wake {
-    Wake { wake in
-      let token = controller.observeActivity { _ in wake() }
-      return { token.cancel() }
-    }
+    .token { wake in controller.observeActivity { _ in wake() } }
   }
 
   /// Each change of a process's activity.
   static func activity<Kind>(of controller: ProcessController<Kind>) -> Wake {
+    .token { wake in controller.observeActivity { _ in wake() } }
+  }
+
+  /// Each call of the handler an observation made by `observe` (given the handler to register) calls; the wait
+  /// cancels the observation's token when it ends.
+  static func token(_ observe: @escaping (_ wake: @escaping @Sendable () -> Void) -> ObservationToken) -> Wake {
     Wake { wake in
-      let token = controller.observeActivity { _ in wake() }
+      let token = observe(wake)
       return { token.cancel() }
     }
   }
