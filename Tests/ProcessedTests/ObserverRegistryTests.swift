@@ -328,6 +328,7 @@ private final class Canary: Sendable {
         model.title = "inside"
       }
       state = model.plain
+      return 0
     })
     registry.keyPathWrite(in: slot, 5, of: model, through: access)
     #expect(log.values == ["title:inside", "plain:5"])

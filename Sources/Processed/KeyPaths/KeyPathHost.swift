@@ -13,7 +13,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   // checks are skipped (`@exclusivity(unchecked)`), as in `StateStorage`; so are those of the main-actor tables below.
   @usableFromInline let model: Model
   /// Reads and writes the state (see ``KeyPathAccess``); the key path itself is in `key`.
-  @usableFromInline let access: KeyPathAccess<Model, State>
+  @usableFromInline @exclusivity(unchecked) var access: KeyPathAccess<Model, State>
   @usableFromInline @exclusivity(unchecked) var tracker = LoadTracker()
   /// Key-path states have no declaration options.
   @inlinable var declaredSettings: LoadSettings? { nil }
@@ -78,11 +78,24 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     // by one that holds none, or by the reset state: a write of a value (every `yield` of `.loaded`) does nothing
     // here. The extras are made at the first such change, so a controller made later still sees it.
     if State.keepsLastValue, !state.holdsValue { keepLastValue(replacedBy: state) }
-    if let link {
-      link.keyPathWrite(state, of: model, through: access)
-    } else {
-      access.write(model, state)
+    if let storage = access.storage(in: model) {
+      if let link { link.storedWrite(state, into: storage) } else { storage.pointee = state }
+      return
     }
+    let address: UInt
+    if let link {
+      address = link.keyPathWrite(state, of: model, through: access)
+    } else {
+      address = access.write(model, state)
+    }
+    if access.storedOffset < 0 { learnStorage(from: address) }
+  }
+
+  /// After the first write: when it went straight to a stored property of the model, later writes store there
+  /// (see ``StoredProperties``).
+  @usableFromInline
+  func learnStorage(from address: UInt) {
+    access.storedOffset = StoredProperties.offset(of: address, in: model, as: State.self)
   }
 
   /// The state is about to be replaced by `state`, which holds no value: a reset forgets the last value, and a
@@ -255,42 +268,59 @@ struct KeyPathAccess<Model: AnyObject, State> {
   /// Reads or writes the state (see ``Mode``). One closure, not several: capture propagation needs the literal to
   /// have a single user. `inout`, so that a write moves the state in and the replaced one out without copying
   /// either.
-  @usableFromInline let apply: (_ model: Model, _ state: inout State?, _ mode: Mode) -> Void
+  ///
+  /// A write returns the address it wrote through (see ``StoredProperties``); a read returns `0`.
+  @usableFromInline let apply: (_ model: Model, _ state: inout State?, _ mode: Mode) -> UInt
+
+  /// Where the property's storage is in the model, once a write found that the key path is a stored property of
+  /// the model's class (see ``StoredProperties``); `0` when it is not, `-1` until a host's first write.
+  @usableFromInline var storedOffset = -1
 
   @inlinable @inline(__always)
   init(_ keyPath: ReferenceWritableKeyPath<Model, State>) {
     apply = { model, state, mode in
       if mode == .read {
         state = model[keyPath: keyPath]
-        return
+        return 0
       }
       // A swap through an `inout` access, not an assignment: for a literal key path, an assignment is projected
       // with a retain and release of `model` around the store, an `inout` access as a plain store (measured).
       // The property sees one write of the new state, with its observers run once; a computed property is also
       // read once before it (an `inout` access of it is a get, then a set).
-      swap(&model[keyPath: keyPath], &state!)
+      let address = withUnsafeMutablePointer(to: &model[keyPath: keyPath]) { property in
+        swap(&property.pointee, &state!)
+        return UInt(bitPattern: property)
+      }
       if mode == .writeReadingBack { state = model[keyPath: keyPath] }
+      return address
     }
   }
 
   /// An access that runs `apply` (for tests).
-  init(apply: @escaping (_ model: Model, _ state: inout State?, _ mode: Mode) -> Void) {
+  init(apply: @escaping (_ model: Model, _ state: inout State?, _ mode: Mode) -> UInt) {
     self.apply = apply
+  }
+
+  /// The property's storage in `model`, when the key path is a stored property (see ``storedOffset``).
+  @inlinable @inline(__always)
+  func storage(in model: Model) -> UnsafeMutablePointer<State>? {
+    if storedOffset <= 0 { return nil }
+    return StoredProperties.storage(at: storedOffset, in: model, as: State.self)
   }
 
   @inlinable
   func read(_ model: Model) -> State {
     var state: State?
-    apply(model, &state, .read)
+    _ = apply(model, &state, .read)
     // A read always stores the state.
     return state.unsafelyUnwrapped
   }
 
-  /// Writes `state`.
-  @inlinable
-  func write(_ model: Model, _ state: State) {
+  /// Writes `state` and returns the address it was written through.
+  @inlinable @discardableResult
+  func write(_ model: Model, _ state: State) -> UInt {
     var value: State? = state
-    apply(model, &value, .write)
+    return apply(model, &value, .write)
   }
 }
 

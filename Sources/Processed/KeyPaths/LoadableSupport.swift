@@ -48,6 +48,11 @@
 /// > plain key path (`\.numbers`, or a variable). It is evaluated when the call starts (twice, which for a key path
 /// > is free). That lets the compiler turn the load's writes into plain property accesses when the key path is a
 /// > literal at the call.
+///
+/// > Note: When the key path is a stored property of the class (no `didSet`, not computed, not a property
+/// > wrapper), a load writes it in place after its first write, without the dynamic exclusivity check a key-path
+/// > write makes — as for a property declared `@exclusivity(unchecked)`. Every other property keeps being written
+/// > through its key path, with its accessors run for every change.
 public protocol LoadableSupport: AnyObject {}
 
 extension LoadableSupport {

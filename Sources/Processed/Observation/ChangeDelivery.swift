@@ -87,8 +87,16 @@ struct SlotLink: @unchecked Sendable {
   /// Runs a key-path write and notifies the slot's observers once (see
   /// ``ObserverSlot/keyPathWrite(_:of:through:)``).
   @inlinable @MainActor
-  func keyPathWrite<Model, Value>(_ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>) {
+  func keyPathWrite<Model, Value>(_ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>)
+    -> UInt
+  {
     slot.withGuaranteedInstance { $0.keyPathWrite(state, of: model, through: access) }
+  }
+
+  /// Writes a stored property and notifies the slot's observers (see ``ObserverSlot/storedWrite(_:into:)``).
+  @inlinable @MainActor
+  func storedWrite<Value>(_ state: Value, into storage: UnsafeMutablePointer<Value>) {
+    slot.withGuaranteedInstance { $0.storedWrite(state, into: storage) }
   }
 
   /// Registers `handler` in the slot.

@@ -150,20 +150,22 @@ extension ObserverSlot {
   /// Nobody observes and no key-path write of the property is under way: the write is a plain write (nothing to
   /// deliver, no outer write waiting for its value, and a notification the property makes itself reaches whoever
   /// registered meanwhile, as for any write of the property).
-  @inlinable @MainActor
-  func keyPathWrite<Model, Value>(_ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>) {
+  ///
+  /// Returns the address the write went through (see ``StoredProperties``).
+  @inlinable @MainActor @discardableResult
+  func keyPathWrite<Model, Value>(_ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>) -> UInt
+  {
     // The new state, then (after the swap) the replaced one, then the one read back: one variable, so that a write
     // copies the state once and the read-back once.
     var value: Value? = state
     if mainFields.pointee.writeDepth == 0, !processed_slot_has_observers(sync) {
-      access.apply(model, &value, .write)
-      return
+      return access.apply(model, &value, .write)
     }
     let recipients = snapshot(of: Value.self)
     let ownsDelivery = reserveDelivery()
     let outer = KeyPathWrites.begin(self) { access.read(model) }
     // Read back in the same call as the write, unless nobody is to be told.
-    access.apply(model, &value, recipients.isEmpty ? .write : .writeReadingBack)
+    let address = access.apply(model, &value, recipients.isEmpty ? .write : .writeReadingBack)
     let settled = KeyPathWrites.end(self, outer)
     if settled != 0 {
       // The slot's value type was checked when it was resolved.
@@ -171,5 +173,19 @@ extension ObserverSlot {
     }
     // With no recipients, `value` is the replaced state, which is then delivered to nobody.
     completeDelivery(value.unsafelyUnwrapped, to: recipients, owning: ownsDelivery)
+    return address
+  }
+
+  /// Writes `state` into `storage`, a stored property of a model whose observers are this slot's (see
+  /// ``StoredProperties``), and delivers it.
+  ///
+  /// A stored property has no accessors: the write runs no code of the model's, so the property cannot notify by
+  /// itself (there is no echo to absorb), no key-path write of it can be under way around this one, and the value
+  /// it holds after the write is `state`.
+  @inlinable @MainActor
+  func storedWrite<Value>(_ state: Value, into storage: UnsafeMutablePointer<Value>) {
+    let recipients = snapshot(of: Value.self)
+    storage.pointee = state
+    deliverInOrder(state, to: recipients)
   }
 }
