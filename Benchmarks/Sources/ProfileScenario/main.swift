@@ -1,6 +1,6 @@
 // One scenario in a loop, for `perf record` and quick timing (it prints nanoseconds per operation).
 // Usage: ProfileScenario observed|loadable|hand|observe|cancel|handdidset|handdidsetempty [count] [observers]
-//        ProfileScenario load|keypathload|handload|yieldload|yieldsinkload|yieldnoobs|yieldplain [count] [rounds]
+//        ProfileScenario load|keypathload|handload|yieldload|yieldsinkload|yieldobserved|yieldnoobs|yieldplain [count] [rounds]
 //        ProfileScenario yieldvs [count] [rounds]   (the yielding load and its floor, alternated)
 //        ProfileScenario cycle|keypathcycle|plainkeypathcycle|processcycle|handcycle [count] [rounds]   (each load awaited before the next)
 import Foundation
@@ -127,6 +127,15 @@ func backToBack(_ scenario: String) async {
     let sink = Sink()
     let token = model.observe(\.numbers) { sink.take($0) }
     await model.load(\.numbers) { yield in
+      for i in 0..<count { yield(.loaded(i)) }
+    }
+    withExtendedLifetime(token) {}
+  case "yieldobserved":
+    // The yielding load of an `@Observed` state (its key path is computed: written through the wrapper's setter).
+    let model = Model()
+    let sink = Sink()
+    let token = model.observe(\.state) { sink.take($0) }
+    await model.load(\.state) { yield in
       for i in 0..<count { yield(.loaded(i)) }
     }
     withExtendedLifetime(token) {}

@@ -258,8 +258,6 @@ static inline uint64_t processed_next_observer_id(void) {
 typedef struct {
   /// How many key-path writes are in progress, nested.
   uint16_t depth;
-  /// Whether values settled by those writes are kept (`KeyPathWrites.settledValues` may not be empty).
-  bool hasSettledValues;
 } processed_keypath_write_state;
 
 /// Defined in CProcessedAtomics.c.
@@ -269,12 +267,5 @@ static inline uint16_t processed_keypath_write_depth(void) { return processed_ke
 
 static inline void processed_keypath_set_write_depth(uint16_t depth) { processed_keypath_writes.depth = depth; }
 
-static inline bool processed_keypath_has_settled_values(void) {
-  return processed_keypath_writes.hasSettledValues;
-}
-
-static inline void processed_keypath_set_has_settled_values(bool has) {
-  processed_keypath_writes.hasSettledValues = has;
-}
 
 #endif

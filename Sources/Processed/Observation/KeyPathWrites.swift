@@ -4,18 +4,18 @@ public import CProcessedAtomics
 /// itself.
 ///
 /// Each write is numbered by its nesting depth. The slot of the property being written records the depth of its
-/// innermost write in progress, whether that write's echo was absorbed, and the value it settled on (an index into
-/// ``settledValues``); a nested write of the same property saves the outer write's record on its own stack frame
-/// and puts it back when it returns. So a write touches a few fields of a slot it holds anyway — no list to push
-/// or pop, no existential to copy unless a value settles.
+/// innermost write in progress, whether that write's echo was absorbed, whether it settled on a value, and where that
+/// value goes: a `Value?` on the writer's stack frame, of the slot's value type. A nested write of the same property
+/// saves the outer write's record on its own stack frame and puts it back when it returns. So a write touches a few
+/// fields of a slot it holds anyway — no list to push or pop, no value boxed in an existential.
 ///
 /// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
 @usableFromInline @MainActor
 enum KeyPathWrites {
-  // How many key-path writes are in progress, nested, and whether `settledValues` may hold values, are plain C
-  // globals (`processed_keypath_writes`): the fast paths of `begin` and `end` are inlined into the client, where a
-  // Swift static would be reached through its lazy-initialization check on every access. The depth overflows (a
-  // trap) only past 65,535 nested writes, which the stack does not reach.
+  // How many key-path writes are in progress, nested, is a plain C global (`processed_keypath_writes`): the fast
+  // paths of `begin` and `end` are inlined into the client, where a Swift static would be reached through its
+  // lazy-initialization check on every access. The depth overflows (a trap) only past 65,535 nested writes, which
+  // the stack does not reach.
 
   /// How many key-path writes are in progress, nested.
   @inlinable static var depth: UInt16 {
@@ -23,37 +23,38 @@ enum KeyPathWrites {
     set { processed_keypath_set_write_depth(newValue) }
   }
 
-  /// The values writes settled on, in the order they settled (an outer write may settle after a nested one);
-  /// emptied when the outermost write returns.
-  @exclusivity(unchecked) static var settledValues: [Any] = []
-
   /// A slot's record of its innermost write, saved by a nested write of the same property.
   @usableFromInline
   struct Record {
     @usableFromInline let depth: UInt16
     @usableFromInline let echoed: Bool
-    @usableFromInline let settled: UInt16
+    @usableFromInline let settled: Bool
+    @usableFromInline let destination: UnsafeMutableRawPointer?
 
     @inlinable
-    init(depth: UInt16, echoed: Bool, settled: UInt16) {
+    init(depth: UInt16, echoed: Bool, settled: Bool, destination: UnsafeMutableRawPointer?) {
       self.depth = depth
       self.echoed = echoed
       self.settled = settled
+      self.destination = destination
     }
   }
 
-  /// A key-path write of `slot` begins: an outer write of the same property that has not settled settles on the
-  /// value the property holds now (`readBack`); the outer write's record is returned, to be put back by ``end(_:_:)``.
+  /// A key-path write of `slot` begins; the value it settles on, if any, is stored in `destination` (valid until
+  /// ``end(_:_:)``). An outer write of the same property that has not settled settles on the value the property
+  /// holds now (`readBack`); the outer write's record is returned, to be put back by ``end(_:_:)``.
   ///
   /// Inlined: when no write of the property is under way (always, but for a `didSet` that writes its own property
   /// through a key path), this is a few stores to a slot the caller holds anyway.
   @inlinable @inline(__always)
-  static func begin(_ slot: ObserverSlot, _ readBack: () -> Any) -> Record {
+  static func begin<Value>(
+    _ slot: ObserverSlot, settlingIn destination: UnsafeMutablePointer<Value?>, _ readBack: () -> Value
+  ) -> Record {
     let fields = slot.mainFields
     let outer: Record
     if fields.pointee.writeDepth == 0 {
       // No write of this property under way: its fields hold their resting values.
-      outer = Record(depth: 0, echoed: false, settled: 0)
+      outer = Record(depth: 0, echoed: false, settled: false, destination: nil)
     } else {
       outer = nestedRecord(slot, readBack)
     }
@@ -61,58 +62,50 @@ enum KeyPathWrites {
     self.depth = depth
     fields.pointee.writeDepth = depth
     fields.pointee.echoedWrite = false
-    fields.pointee.settledWrite = 0
+    fields.pointee.settledWrite = false
+    fields.pointee.settleDestination = UnsafeMutableRawPointer(destination)
+    fields.pointee.settleType = ObjectIdentifier(Value.self)
     return outer
   }
 
-  /// The record of the write of `slot` under way, which settles now unless it had.
-  @usableFromInline
-  static func nestedRecord(_ slot: ObserverSlot, _ readBack: () -> Any) -> Record {
+  /// The record of the write of `slot` under way, which settles now unless it had. Out of line, but specialized in
+  /// the client like the rest (the settled value is copied through its type's code, not its value witnesses).
+  @inlinable @inline(never)
+  static func nestedRecord<Value>(_ slot: ObserverSlot, _ readBack: () -> Value) -> Record {
     let fields = slot.mainFields
-    var settled = fields.pointee.settledWrite
-    if settled == 0 { settled = settle(on: readBack()) }
-    return Record(depth: fields.pointee.writeDepth, echoed: fields.pointee.echoedWrite, settled: settled)
+    if !fields.pointee.settledWrite {
+      settle(fields, on: readBack())
+    }
+    return Record(
+      depth: fields.pointee.writeDepth, echoed: fields.pointee.echoedWrite, settled: true,
+      destination: fields.pointee.settleDestination)
   }
 
-  /// The key-path write of `slot` returns: puts the outer write's record back and returns the number of the value
-  /// this write settled on (read it with ``settledValue(_:)``), or `0` when it settled on none.
-  ///
-  /// Returns a number, not the value: an `Any?` returned here would be tested and destroyed through value witnesses
-  /// on every write, and a value settles only when the property notifies by itself or a write nests.
+  /// The key-path write of `slot` returns: puts the outer write's record back and returns whether this write
+  /// settled on a value (then stored in its destination).
   @inlinable @inline(__always)
-  static func end(_ slot: ObserverSlot, _ outer: Record) -> UInt16 {
+  static func end(_ slot: ObserverSlot, _ outer: Record) -> Bool {
     let fields = slot.mainFields
     let settled = fields.pointee.settledWrite
     fields.pointee.writeDepth = outer.depth
     fields.pointee.echoedWrite = outer.echoed
     fields.pointee.settledWrite = outer.settled
-    let depth = depth - 1
-    self.depth = depth
-    // The outermost write empties the list, unless this write settled: then `settledValue` does, after reading it.
-    if depth == 0, settled == 0, processed_keypath_has_settled_values() { emptySettledValues() }
+    fields.pointee.settleDestination = outer.destination
+    depth -= 1
     return settled
   }
 
-  /// The value numbered `settled` (returned by ``end(_:_:)``, not `0`); the list is emptied once no write is in
-  /// progress any more.
-  @usableFromInline
-  static func settledValue(_ settled: UInt16) -> Any {
-    let value = settledValues[Int(settled) - 1]
-    if depth == 0 { emptySettledValues() }
-    return value
-  }
-
-  /// Keeps `value` and returns its index plus one (`0` means none).
-  static func settle(on value: Any) -> UInt16 {
-    settledValues.append(value)
-    processed_keypath_set_has_settled_values(true)
-    return UInt16(settledValues.count)
-  }
-
-  @usableFromInline
-  static func emptySettledValues() {
-    settledValues.removeAll(keepingCapacity: true)
-    processed_keypath_set_has_settled_values(false)
+  /// Stores `value` in the destination of the innermost write of the slot whose main fields are `fields`.
+  ///
+  /// The destination is a `Value?` of the slot's value type: a slot belongs to one property, whose type its writes
+  /// and notifications share (checked when the slot is resolved, and here once more).
+  @inlinable
+  static func settle<Value>(_ fields: UnsafeMutablePointer<ObserverSlotMainFields>, on value: Value) {
+    precondition(
+      fields.pointee.settleType == ObjectIdentifier(Value.self),
+      "Processed: a property notified a value of another type than its key-path write")
+    fields.pointee.settleDestination.unsafelyUnwrapped.assumingMemoryBound(to: Value?.self).pointee = value
+    fields.pointee.settledWrite = true
   }
 
   /// Whether a notification of `slot` with `value` is the echo of the innermost key-path write; then its value is
@@ -123,13 +116,13 @@ enum KeyPathWrites {
     return absorbsEchoSlowly(of: slot, value)
   }
 
-  @usableFromInline
-  static func absorbsEchoSlowly(of slot: ObserverSlot, _ value: Any) -> Bool {
+  @inlinable @inline(never)
+  static func absorbsEchoSlowly<Value>(of slot: ObserverSlot, _ value: Value) -> Bool {
     let fields = slot.mainFields
     // Only while this slot's write is the innermost one, and only its first notification.
     guard fields.pointee.writeDepth == depth, !fields.pointee.echoedWrite else { return false }
     fields.pointee.echoedWrite = true
-    if fields.pointee.settledWrite == 0 { fields.pointee.settledWrite = settle(on: value) }
+    if !fields.pointee.settledWrite { settle(fields, on: value) }
     return true
   }
 }
@@ -163,13 +156,14 @@ extension ObserverSlot {
     }
     let recipients = snapshot(of: Value.self)
     let ownsDelivery = reserveDelivery()
-    let outer = KeyPathWrites.begin(self) { access.read(model) }
-    // Read back in the same call as the write, unless nobody is to be told.
-    let address = access.apply(model, &value, recipients.isEmpty ? .write : .writeReadingBack)
-    let settled = KeyPathWrites.end(self, outer)
-    if settled != 0 {
-      // The slot's value type was checked when it was resolved.
-      value = (KeyPathWrites.settledValue(settled) as! Value)
+    // Where the echo (or a nested write) leaves the value this write settles on: valid for the whole write.
+    var settledValue: Value? = nil
+    let address = withMutablePointer(to: &settledValue) { destination in
+      let outer = KeyPathWrites.begin(self, settlingIn: destination) { access.read(model) }
+      // Read back in the same call as the write, unless nobody is to be told.
+      let address = access.apply(model, &value, recipients.isEmpty ? .write : .writeReadingBack)
+      if KeyPathWrites.end(self, outer) { swap(&value, &destination.pointee) }
+      return address
     }
     // With no recipients, `value` is the replaced state, which is then delivered to nobody.
     completeDelivery(value.unsafelyUnwrapped, to: recipients, owning: ownsDelivery)

@@ -263,8 +263,11 @@ struct ObserverSlotMainFields {
   @usableFromInline var writeDepth: UInt16 = 0
   /// Whether the echo of that write was absorbed.
   @usableFromInline var echoedWrite = false
-  /// Where the value that write settled on is in `KeyPathWrites.settledValues`, plus one; `0`: none yet.
-  @usableFromInline var settledWrite: UInt16 = 0
+  /// Whether that write settled on a value (its echo's, or the property's when a nested write began).
+  @usableFromInline var settledWrite = false
+  /// Where that write's settled value goes: a `Value?` on the writer's stack frame, of the type `settleType`.
+  @usableFromInline var settleDestination: UnsafeMutableRawPointer?
+  @usableFromInline var settleType: ObjectIdentifier?
   /// For a key-path state: its last state that held a value, while it holds none (a ``KeptState``; `lastValue` of
   /// its controller). Kept here, in the model's registry, so that it lives exactly as long as the model.
   @usableFromInline var keptState: AnyObject?

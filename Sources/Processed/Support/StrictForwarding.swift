@@ -22,6 +22,14 @@ func withPointer<Value, Result>(to value: Value, _ body: (UnsafePointer<Value>) 
   withUnsafePointer(to: value, body)
 }
 
+/// `withUnsafeMutablePointer(to:_:)`, forwarded (see the top of this file).
+@inlinable @inline(__always)
+func withMutablePointer<Value, Result>(to value: inout Value, _ body: (UnsafeMutablePointer<Value>) -> Result)
+  -> Result
+{
+  withUnsafeMutablePointer(to: &value, body)
+}
+
 extension ContiguousArray {
   /// `withUnsafeBufferPointer(_:)`, forwarded (see the top of this file).
   @inlinable @inline(__always)
