@@ -30,13 +30,17 @@ enum KeyPathWrites {
     @usableFromInline let echoed: Bool
     @usableFromInline let settled: Bool
     @usableFromInline let destination: UnsafeMutableRawPointer?
+    @usableFromInline let type: ObjectIdentifier?
 
     @inlinable
-    init(depth: UInt16, echoed: Bool, settled: Bool, destination: UnsafeMutableRawPointer?) {
+    init(
+      depth: UInt16, echoed: Bool, settled: Bool, destination: UnsafeMutableRawPointer?, type: ObjectIdentifier?
+    ) {
       self.depth = depth
       self.echoed = echoed
       self.settled = settled
       self.destination = destination
+      self.type = type
     }
   }
 
@@ -54,7 +58,7 @@ enum KeyPathWrites {
     let outer: Record
     if fields.pointee.writeDepth == 0 {
       // No write of this property under way: its fields hold their resting values.
-      outer = Record(depth: 0, echoed: false, settled: false, destination: nil)
+      outer = Record(depth: 0, echoed: false, settled: false, destination: nil, type: nil)
     } else {
       outer = nestedRecord(slot, readBack)
     }
@@ -78,7 +82,7 @@ enum KeyPathWrites {
     }
     return Record(
       depth: fields.pointee.writeDepth, echoed: fields.pointee.echoedWrite, settled: true,
-      destination: fields.pointee.settleDestination)
+      destination: fields.pointee.settleDestination, type: fields.pointee.settleType)
   }
 
   /// The key-path write of `slot` returns: puts the outer write's record back and returns whether this write
@@ -91,6 +95,7 @@ enum KeyPathWrites {
     fields.pointee.echoedWrite = outer.echoed
     fields.pointee.settledWrite = outer.settled
     fields.pointee.settleDestination = outer.destination
+    fields.pointee.settleType = outer.type
     depth -= 1
     return settled
   }
