@@ -30,7 +30,7 @@
 enum StoredProperties {
   /// The stored properties of each class met, by offset: the type of each.
   @exclusivity(unchecked) static var fieldsByClass: [ObjectIdentifier: [Int: Any.Type]] = [:]
-  /// The last answer, so that loading the same kind of state again costs two comparisons.
+  /// The last answer, so that loading the same kind of state again costs a few comparisons.
   @exclusivity(unchecked) static var last: (model: ObjectIdentifier, state: ObjectIdentifier, at: Int, offset: Int)?
 
   /// The offset of the stored property of type `State` at `address` in `model`, or `0` when `address` is not one.
@@ -41,8 +41,13 @@ enum StoredProperties {
     let modelType = ObjectIdentifier(Swift.type(of: model))
     let stateType = ObjectIdentifier(State.self)
     if let last, last.model == modelType, last.state == stateType, last.at == offset { return last.offset }
-    let fields = fieldsByClass[modelType] ?? storedFields(of: Swift.type(of: model))
-    fieldsByClass[modelType] = fields
+    let fields: [Int: Any.Type]
+    if let known = fieldsByClass[modelType] {
+      fields = known
+    } else {
+      fields = storedFields(of: Swift.type(of: model))
+      fieldsByClass[modelType] = fields
+    }
     let found = fields[offset].map { $0 == State.self } == true ? offset : 0
     last = (modelType, stateType, offset, found)
     return found
