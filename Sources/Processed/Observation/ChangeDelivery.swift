@@ -312,6 +312,16 @@ extension DeliversInOrder {
   func completeDelivery<Recipients: ChangeRecipient>(
     _ value: Recipients.Value, to recipients: Recipients, owning: Bool
   ) {
+    completeDeliveryInline(value, to: recipients, owning: owning)
+  }
+
+  /// ``completeDelivery(_:to:owning:)``, always inlined: for the write whose delivery is all it does after storing
+  /// (``ObserverSlot/storedWrite(_:into:)``; a yielded change with an observer that does nothing, 26 → 24 ns).
+  /// Inlined into every caller, it made the others slower (measured).
+  @inlinable @inline(__always) @MainActor
+  func completeDeliveryInline<Recipients: ChangeRecipient>(
+    _ value: Recipients.Value, to recipients: Recipients, owning: Bool
+  ) {
     guard owning else {
       if !recipients.isEmpty {
         delivery.pending.append { recipients.deliver(value) }
