@@ -36,6 +36,22 @@ final class StoredWriteModel: ObservableModel, LoadableSupport {
   var trailing = Trailing()
 }
 
+/// A property that notifies by itself — but not for `.loaded(2)` — and turns `.loaded(3)` into `.loaded(30)`
+/// without notifying.
+@MainActor
+final class SometimesNotifyingModel: ObservableModel, LoadableSupport {
+  let observers = ObserverRegistry()
+  var state: LoadableState<Int> = .absent {
+    didSet {
+      if state == .loaded(3) {
+        state = .loaded(30)
+        return
+      }
+      if state != .loaded(2) { notifyObservers(\.state) }
+    }
+  }
+}
+
 /// A class whose subclass is loaded through a key path rooted at it.
 @MainActor
 class StoredWriteBase {
@@ -172,6 +188,23 @@ final class StoredWritePlain: LoadableSupport {
     #expect(seen == [.loading, .loaded(1), .loaded(2), .loaded(3)])
     #expect(model.numbers == .loaded(3))
     withExtendedLifetime(token) {}
+  }
+
+  @Test func aPropertyThatStopsNotifyingByItselfStillDeliversWhatItHolds() async {
+    let model = SometimesNotifyingModel()
+    let recorder = keyPathRecorder(model, \.state)
+    var settles: [Bool?] = []
+    await model.load(\.state) { yield in
+      for value in 1...3 {
+        yield(.loaded(value))
+        settles.append(KeyPathHost.running(model, \.state)?.access.settles)
+      }
+    }
+    // Its first writes settle on their echo; then one has no echo, and one is normalised without one: each is read
+    // back from the property.
+    #expect(settles == [true, true, true])
+    #expect(recorder.values == [.loading, .loaded(1), .loaded(2), .loaded(30)])
+    #expect(model.state == .loaded(30))
   }
 
   @Test func onlyTheAddressOfAStoredPropertyOfTheStatesTypeIsFound() {

@@ -84,7 +84,9 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     }
     let address: UInt
     if let link {
-      address = link.keyPathWrite(state, of: model, through: access)
+      let (written, settled) = link.keyPathWrite(state, of: model, through: access)
+      address = written
+      if settled { access.settles = true }
     } else {
       address = access.write(model, state)
     }
@@ -275,6 +277,11 @@ struct KeyPathAccess<Model: AnyObject, State> {
   /// Where the property's storage is in the model, once a write found that the key path is a stored property of
   /// the model's class (see ``StoredProperties``); `0` when it is not, `-1` until a host's first write.
   @usableFromInline var storedOffset = -1
+
+  /// Whether a write of the property settled on a value (see ``KeyPathWrites``), as one that notifies by itself
+  /// does on every write: later writes then read the property back only when none settles, after the write,
+  /// instead of always in the write's call.
+  @usableFromInline var settles = false
 
   @inlinable @inline(__always)
   init(_ keyPath: ReferenceWritableKeyPath<Model, State>) {

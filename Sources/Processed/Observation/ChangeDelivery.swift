@@ -88,7 +88,7 @@ struct SlotLink: @unchecked Sendable {
   /// ``ObserverSlot/keyPathWrite(_:of:through:)``).
   @inlinable @MainActor
   func keyPathWrite<Model, Value>(_ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>)
-    -> UInt
+    -> (address: UInt, settled: Bool)
   {
     slot.withGuaranteedInstance { $0.keyPathWrite(state, of: model, through: access) }
   }

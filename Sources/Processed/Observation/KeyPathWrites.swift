@@ -149,30 +149,36 @@ extension ObserverSlot {
   /// deliver, no outer write waiting for its value, and a notification the property makes itself reaches whoever
   /// registered meanwhile, as for any write of the property).
   ///
-  /// Returns the address the write went through (see ``StoredProperties``).
+  /// Returns the address the write went through (see ``StoredProperties``) and whether it settled on a value. When
+  /// `access` says the property's writes settle (``KeyPathAccess/settles``), the value is read back only if this
+  /// one did not, after the write's call.
   @inlinable @MainActor @discardableResult
-  func keyPathWrite<Model, Value>(_ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>) -> UInt
+  func keyPathWrite<Model, Value>(_ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>)
+    -> (address: UInt, settled: Bool)
   {
     // The new state, then (after the swap) the replaced one, then the one read back: one variable, so that a write
     // copies the state once and the read-back once.
     var value: Value? = state
     if mainFields.pointee.writeDepth == 0, !processed_slot_has_observers(sync) {
-      return access.apply(model, &value, .write)
+      return (access.apply(model, &value, .write), false)
     }
     let recipients = snapshot(of: Value.self)
     let ownsDelivery = reserveDelivery()
+    // Read back in the same call as the write, unless nobody is to be told or the write is expected to settle.
+    let readsBack = !recipients.isEmpty && !access.settles
     // Where the echo (or a nested write) leaves the value this write settles on: valid for the whole write.
     var settledValue: Value? = nil
-    let address = withMutablePointer(to: &settledValue) { destination in
+    let (address, settled) = withMutablePointer(to: &settledValue) { destination in
       let outer = KeyPathWrites.begin(self, settlingIn: destination) { access.read(model) }
-      // Read back in the same call as the write, unless nobody is to be told.
-      let address = access.apply(model, &value, recipients.isEmpty ? .write : .writeReadingBack)
-      if KeyPathWrites.end(self, outer) { swap(&value, &destination.pointee) }
-      return address
+      let address = access.apply(model, &value, readsBack ? .writeReadingBack : .write)
+      let settled = KeyPathWrites.end(self, outer)
+      if settled { swap(&value, &destination.pointee) }
+      return (address, settled)
     }
+    if !settled, !readsBack, !recipients.isEmpty { value = access.read(model) }
     // With no recipients, `value` is the replaced state, which is then delivered to nobody.
     completeDelivery(value.unsafelyUnwrapped, to: recipients, owning: ownsDelivery)
-    return address
+    return (address, settled)
   }
 
   /// Writes `state` into `storage`, a stored property of a model whose observers are this slot's (see

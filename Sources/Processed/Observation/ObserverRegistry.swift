@@ -109,7 +109,7 @@ public final class ObserverRegistry: Sendable {
   func keyPathWrite<Model, Value>(
     in slot: ObserverSlot, _ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>
   ) {
-    slot.keyPathWrite(state, of: model, through: access)
+    _ = slot.keyPathWrite(state, of: model, through: access)
   }
 
   /// The number of observers registered across all slots (for tests and diagnostics).
