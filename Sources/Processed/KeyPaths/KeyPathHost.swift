@@ -293,7 +293,8 @@ struct KeyPathAccess<Model: AnyObject, State> {
       // A swap through an `inout` access, not an assignment: for a literal key path, an assignment is projected
       // with a retain and release of `model` around the store, an `inout` access as a plain store (measured).
       // The property sees one write of the new state, with its observers run once; a computed property is also
-      // read once before it (an `inout` access of it is a get, then a set).
+      // read once before it (an `inout` access of it is a get, then a set). Made inside `withUnsafeMutablePointer`
+      // so that the write reports the address it went through (see `StoredProperties`).
       let address = withUnsafeMutablePointer(to: &model[keyPath: keyPath]) { property in
         swap(&property.pointee, &state!)
         return UInt(bitPattern: property)

@@ -267,6 +267,7 @@ struct ObserverSlotMainFields {
   @usableFromInline var settledWrite = false
   /// Where that write's settled value goes: a `Value?` on the writer's stack frame, of the type `settleType`.
   @usableFromInline var settleDestination: UnsafeMutableRawPointer?
+  /// The value type of `settleDestination`'s optional, checked when a value settles.
   @usableFromInline var settleType: ObjectIdentifier?
   /// For a key-path state: its last state that held a value, while it holds none (a ``KeptState``; `lastValue` of
   /// its controller). Kept here, in the model's registry, so that it lives exactly as long as the model.
