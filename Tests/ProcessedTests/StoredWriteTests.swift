@@ -63,6 +63,20 @@ final class StoredWriteDerived: StoredWriteBase, LoadableSupport {
   var extra = 0
 }
 
+/// A class that is not final, and a subclass that overrides its state with a `didSet`.
+@MainActor
+class StoredWriteOpen: LoadableSupport {
+  var numbers: LoadableState<Int> = .absent
+}
+
+@MainActor
+final class StoredWriteOverriding: StoredWriteOpen {
+  var writes: [LoadableState<Int>] = []
+  override var numbers: LoadableState<Int> {
+    didSet { writes.append(numbers) }
+  }
+}
+
 /// A plain class: no registry, nobody observes.
 @MainActor
 final class StoredWritePlain: LoadableSupport {
@@ -160,6 +174,19 @@ final class StoredWritePlain: LoadableSupport {
     #expect(offset.map { $0 > 0 } == true)
     #expect(seen == [.loaded(1), .loaded(2), .loaded(3)])
     #expect(model.extra == 0)
+  }
+
+  @Test func aPropertyASubclassCanOverrideRunsTheOverridesAccessors() async {
+    // Loaded through the open class's key path: the same key path object reaches an overriding property.
+    let open = StoredWriteOpen()
+    let plain = await yieldThree(open, \StoredWriteOpen.numbers)
+    #expect(plain.offset == 0)
+    #expect(plain.seen == [.loaded(1), .loaded(2), .loaded(3)])
+    let overriding = StoredWriteOverriding()
+    let (offset, seen) = await yieldThree(overriding as StoredWriteOpen, \StoredWriteOpen.numbers)
+    #expect(offset == 0)
+    #expect(seen == [.loaded(1), .loaded(2), .loaded(3)])
+    #expect(overriding.writes == [.loading, .loaded(1), .loaded(2), .loaded(3)])
   }
 
   @Test func aPlainClassIsWrittenInPlaceWithoutObservers() async {

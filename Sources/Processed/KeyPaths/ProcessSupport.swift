@@ -35,9 +35,10 @@
 /// > literal at the call.
 ///
 /// > Note: When the key path is a stored property of the class (no `didSet`, not computed, not a property
-/// > wrapper), a run writes it in place after its first write, without the dynamic exclusivity check a key-path
-/// > write makes — as for a property declared `@exclusivity(unchecked)`. Every other property keeps being written
-/// > through its key path, with its accessors run for every change.
+/// > wrapper) that no subclass can override (the class or the property is `final`), a run writes it in place
+/// > after its first write, without the dynamic exclusivity check a key-path write makes — as for a property
+/// > declared `@exclusivity(unchecked)`. Every other property keeps being written through its key path, with its
+/// > accessors run for every change.
 public protocol ProcessSupport: AnyObject {}
 
 extension ProcessSupport {
