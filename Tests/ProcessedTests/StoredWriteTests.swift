@@ -124,24 +124,29 @@ final class StoredWritePlain: LoadableSupport {
     #expect(model.numbers == .loaded(3))
   }
 
-  @Test func aPropertyWithDidSetRunsItForEveryChange() async {
+  /// Loads `keyPath` yielding three states and checks that every write went through the property's accessors
+  /// (which record what they were given in `writes`), not in place, and reached the observers once.
+  func expectWrittenThroughAccessors(
+    _ keyPath: ReferenceWritableKeyPath<StoredWriteModel, LoadableState<Int>>,
+    recordedIn writes: KeyPath<StoredWriteModel, [LoadableState<Int>]>,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) async {
     let model = StoredWriteModel()
-    let recorder = keyPathRecorder(model, \.watched)
-    let (offset, seen) = await yieldThree(model, \.watched)
-    #expect(offset == 0)
-    #expect(seen == [.loaded(1), .loaded(2), .loaded(3)])
-    #expect(model.watchedWrites == [.loading, .loaded(1), .loaded(2), .loaded(3)])
-    #expect(recorder.values == [.loading, .loaded(1), .loaded(2), .loaded(3)])
+    let recorder = keyPathRecorder(model, keyPath)
+    let (offset, seen) = await yieldThree(model, keyPath)
+    let all: [LoadableState<Int>] = [.loading, .loaded(1), .loaded(2), .loaded(3)]
+    #expect(offset == 0, sourceLocation: sourceLocation)
+    #expect(seen == [.loaded(1), .loaded(2), .loaded(3)], sourceLocation: sourceLocation)
+    #expect(model[keyPath: writes] == all, sourceLocation: sourceLocation)
+    #expect(recorder.values == all, sourceLocation: sourceLocation)
+  }
+
+  @Test func aPropertyWithDidSetRunsItForEveryChange() async {
+    await expectWrittenThroughAccessors(\.watched, recordedIn: \.watchedWrites)
   }
 
   @Test func aComputedPropertyRunsItsSetterForEveryChange() async {
-    let model = StoredWriteModel()
-    let recorder = keyPathRecorder(model, \.computed)
-    let (offset, seen) = await yieldThree(model, \.computed)
-    #expect(offset == 0)
-    #expect(seen == [.loaded(1), .loaded(2), .loaded(3)])
-    #expect(model.computedWrites == [.loading, .loaded(1), .loaded(2), .loaded(3)])
-    #expect(recorder.values == [.loading, .loaded(1), .loaded(2), .loaded(3)])
+    await expectWrittenThroughAccessors(\.computed, recordedIn: \.computedWrites)
   }
 
   @Test func anOptionalsUnwrappedStateIsWrittenThroughItsKeyPath() async {
@@ -201,19 +206,28 @@ final class StoredWritePlain: LoadableSupport {
     #expect(model.numbers == .loaded(3))
   }
 
-  @Test func anObserverWritingTheStateInPlaceIsDeliveredAfterTheChangeItSaw() async {
+  @Test func aResetFromAnObserverOfAnInPlaceWriteIsDeliveredAfterIt() async {
     let model = StoredWriteModel()
-    var seen: [LoadableState<Int>] = []
+    // Registered first: it resets the state before the recorder, registered second, has seen `.loaded(1)`.
     let token = model.observe(\.numbers) { state in
-      seen.append(state)
-      // A manual write from an observer, in the middle of the load's changes.
-      if state == .loaded(1) { model.numbers = .loaded(10) }
+      if state == .loaded(1) { model.reset(\.numbers) }
     }
-    let (offset, _) = await yieldThree(model, \.numbers)
+    let recorder = keyPathRecorder(model, \.numbers)
+    var offset: Int?
+    var seen: [LoadableState<Int>] = []
+    await model.load(\.numbers) { yield in
+      for value in 0...2 {
+        yield(.loaded(value))
+        if value == 0 { offset = storedOffset(model, \.numbers) }
+        seen.append(model.numbers)
+      }
+    }
     #expect(offset.map { $0 > 0 } == true)
-    // `model.numbers = .loaded(10)` does not notify by itself (a plain property); the load's later changes do.
-    #expect(seen == [.loading, .loaded(1), .loaded(2), .loaded(3)])
-    #expect(model.numbers == .loaded(3))
+    // The reset's write is delivered once the delivery of `.loaded(1)` ends, and ends the load: `.loaded(2)` is
+    // never written.
+    #expect(recorder.values == [.loading, .loaded(0), .loaded(1), .absent])
+    #expect(seen == [.loaded(0), .absent, .absent])
+    #expect(model.numbers == .absent)
     withExtendedLifetime(token) {}
   }
 
