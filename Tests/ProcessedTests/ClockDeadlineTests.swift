@@ -161,6 +161,6 @@ import Testing
       maxRetries: 5, initialDelay: .seconds(Int64.max), maxDelay: .seconds(Int64.max), jitter: .none)
     let delay = endless.delay(beforeRetry: 5, using: &generator)
     #expect(delay > centuries)
-    #expect(delay <= InterruptClock.longest)
+    #expect(delay <= DeadlineSleep.longest)
   }
 }

@@ -2,7 +2,7 @@ import Testing
 
 @testable import Processed
 
-/// B10 for the key-path forms: hosts are registered (`KeyPathHostKey.runningKeys`) only while a load runs, and nothing the library
+/// B10 for the key-path forms: hosts are registered (`RunningKeyPathHosts.runningKeys`) only while a load runs, and nothing the library
 /// keeps holds a model once its loads end.
 ///
 /// Tests run in parallel and share the table, so each test counts the entries of its own instances.
@@ -121,13 +121,13 @@ import Testing
     #expect(!keyPathHostIsRunning(second, \KeyPathVM.other))
 
     // A newer load of a running state reuses its entry.
-    let host = KeyPathHostKey.runningHost(for: KeyPathHostKey(first, \KeyPathVM.numbers))
+    let host = RunningKeyPathHosts.runningHost(for: KeyPathHostKey(first, \KeyPathVM.numbers))
     let newerNumbers: Task<Void, Never> = first.load(\.numbers) {
       await gates[3].wait()
       return [3]
     }
     #expect(keyPathHostCount(of: first) == 2)
-    #expect(KeyPathHostKey.runningHost(for: KeyPathHostKey(first, \KeyPathVM.numbers)) === host)
+    #expect(RunningKeyPathHosts.runningHost(for: KeyPathHostKey(first, \KeyPathVM.numbers)) === host)
 
     // The superseded load ending does not remove the newer load's entry.
     gates[0].open()

@@ -30,32 +30,33 @@ extension StateHost {
       plan.keepsContent = true
       silently = true
     }
-    // Options that change nothing for this load (`.default`, or a clock for waits it does not make) leave it on the
-    // plain path: no settings box, no phases.
-    if let options {
-      if !options.isPlain || !plan.interrupts.isEmpty { plan.settings = LoadSettings(options) }
-    } else if let declared = declaredSettings, !declared.isPlain || !plan.interrupts.isEmpty {
-      plan.settings = declared
+    // The call's options, decided once: its own, else the declaration's. Options that change nothing for this load
+    // (`.default`, or a clock for waits it does not make) leave it on the plain path: no box, no phases.
+    let resolved = resolveOptions(options, interrupted: !plan.interrupts.isEmpty)
+    if let resolved, !resolved.isPlain || !plan.interrupts.isEmpty { plan.options = resolved }
+    if let resolved, resolved.shapesTheStart {
+      return startShaped(plan, resolved, silently: silently, priority: priority, currentState: currentState)
     }
-    if let settings = plan.settings, settings.shapesTheStart {
-      return startShaped(plan, settings.options, silently: silently, priority: priority, currentState: currentState)
-    }
-    noteLoadCall(options: options)
+    noteLoadCall(on: resolved)
     return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
   }
 
-  /// A load call that is not debounced: a `.leading` debounce starts at once only when the state had no load call
-  /// within its duration. Once a state has had a debounced call, every later call is timed too (on its options'
-  /// clock, else the declared one, else the continuous clock); the calls before it are not, so that a state that
-  /// never debounces pays nothing for it.
+  /// A call's options resolved against the declaration's: `options` when given, else the declared ones; `nil` means
+  /// `LoadOptions.default`. Given options that ask for nothing are not boxed unless their clock can matter (the load
+  /// has interrupts, or the state times its calls for a `.leading` debounce).
   @inlinable
-  func noteLoadCall(options: LoadOptions?) {
-    if lastLoadCall != nil { recordLoadCall(options: options) }
+  func resolveOptions(_ options: LoadOptions?, interrupted: Bool) -> LoadOptions.Resolved? {
+    guard let options else { return declaredOptions }
+    if options.isPlain, !interrupted, lastLoadCall == nil { return nil }
+    return LoadOptions.Resolved(options)
   }
 
-  @usableFromInline
-  func recordLoadCall(options: LoadOptions?) {
-    lastLoadCall = LoadCallMark(options?.clock ?? declaredSettings?.options.clock ?? ContinuousClock())
+  /// A load call that is not debounced: a `.leading` debounce starts at once only when the state had no load call
+  /// within its duration. Once a state has had a debounced call, every later call is timed too, on its resolved
+  /// options' clock; the calls before it are not, so that a state that never debounces pays nothing for it.
+  @inlinable
+  func noteLoadCall(on options: LoadOptions.Resolved?) {
+    if lastLoadCall != nil { lastLoadCall = LoadCallMark(options?.clock ?? ContinuousClock()) }
   }
 
   /// Supersedes the current load and starts `plan` as the new current load: a fresh id, its task, then the start
@@ -68,7 +69,7 @@ extension StateHost {
     var plan = plan
     // A limited load queues when it is called (a debounced one once its debounce is over).
     var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
-    if plan.debounce == nil, let limiter = plan.settings?.options.limiter {
+    if plan.debounce == nil, let limiter = plan.options?.options.limiter {
       let ticket = limiter.reserve()
       plan.ticket = ticket
       reservation = (limiter, ticket)
@@ -98,8 +99,10 @@ extension StateHost {
   ///   delay on the options' clock first (see ``LoadPhases``), and a newer call during the wait replaces it.
   @usableFromInline
   func startShaped(
-    _ plan: LoadPlan<State>, _ options: LoadOptions, silently: Bool, priority: TaskPriority?, currentState: State?
+    _ plan: LoadPlan<State>, _ resolved: LoadOptions.Resolved, silently: Bool, priority: TaskPriority?,
+    currentState: State?
   ) -> Task<Void, Never> {
+    let options = resolved.options
     // A load whose task was cancelled (through the `Task` its call returned, or its `async` caller) can no longer
     // write: there is nothing to join, and the call starts a load that supersedes it.
     if options.overlap == .joinRunning, tracker.isRunning, tracker.task?.isCancelled != true {
@@ -108,7 +111,7 @@ extension StateHost {
       return Task(priority: priority) { await LoadJoin.wait(until: ended) }
     }
     guard let debounce = options.debounce else {
-      noteLoadCall(options: options)
+      noteLoadCall(on: resolved)
       return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
     }
     guard let delay = debounceDelay(debounce, on: options.clock) else {
@@ -250,7 +253,7 @@ extension StateHost {
     // The load's context, for progress reports from its block (`LoadProgress.report`).
     await LoadContext.binding.withValue(LoadContext(id: id, sink: host)) {
       let outcome: LoadOutcome<State>
-      if plan.interrupts.isEmpty, plan.settings == nil {
+      if plan.interrupts.isEmpty, plan.options == nil {
         var thrown: (any Error)?
         outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
       } else {
@@ -290,151 +293,5 @@ extension StateHost {
       thrown = error
       return LoadOutcome(error: error, failure: plan.failure)
     }
-  }
-}
-/// A load an `async` caller waits for. It holds the load's task only, never its host.
-@usableFromInline
-struct AwaitedLoad: Sendable {
-  @usableFromInline let task: Task<Void, Never>
-  /// Whether cancelling the caller cancels the load (see `StateHost.startAwaited`).
-  @usableFromInline let forwardsCancellation: Bool
-
-  @inlinable
-  init(task: Task<Void, Never>, forwardsCancellation: Bool) {
-    self.task = task
-    self.forwardsCancellation = forwardsCancellation
-  }
-
-  /// Returns when the load ends. Cancelling the calling task cancels the load.
-  ///
-  /// Main-actor isolated like its callers: a nonisolated `async` function would hop off the main actor to wait and
-  /// back again after, two executor switches per `async` load.
-  @inlinable @MainActor
-  func wait() async {
-    guard forwardsCancellation else {
-      await task.value
-      return
-    }
-    let task = self.task
-    await withTaskCancellationHandler {
-      await task.value
-    } onCancel: {
-      task.cancel()
-    }
-  }
-}
-
-/// The reference to a host that its loads' tasks hold: it never keeps the host alive, and reads `nil` once the
-/// host is gone.
-///
-/// A host makes one and shares it with all its loads (see `StateHost.hostReference`), so each load's task retains
-/// this box instead of forming, copying and destroying a reference of its own. Two kinds:
-/// - *weak* (a wrapper's storage, which may be released on any thread): a Swift weak reference.
-/// - *main-actor* (a key-path host, which only main-actor code ever holds, so it is always released there): an
-///   unretained reference that the host's `deinit` clears. It spares the host the side table a weak reference
-///   needs, where every retain and release takes a slow path, and lets a `yield` reach the host without retaining
-///   it (see ``storeIfCurrent(_:id:)``).
-@usableFromInline
-final class HostReference<Host: AnyObject & Sendable>: @unchecked Sendable {
-  // `@unchecked`: `weakObject` is only assigned in `init` (reading a weak reference is thread-safe);
-  // `mainActorObject` is read and cleared on the main actor only. Each access is a single load or store that never
-  // overlaps another, so their dynamic exclusivity checks (read on every `yield` and outcome) are skipped.
-  @usableFromInline @exclusivity(unchecked) weak var weakObject: Host?
-  @usableFromInline @exclusivity(unchecked) var mainActorObject: Unmanaged<Host>?
-  @usableFromInline let isWeak: Bool
-
-  @usableFromInline
-  init(_ object: Host, releasedOnMainActorOnly: Bool) {
-    isWeak = !releasedOnMainActorOnly
-    if isWeak { weakObject = object } else { mainActorObject = .passUnretained(object) }
-  }
-
-  /// The host, while it exists.
-  @inlinable @MainActor
-  var object: Host? { isWeak ? weakObject : mainActorObject?.takeUnretainedValue() }
-
-  /// Writes `state`, yielded by the load `id`, if that load is still the host's current one.
-  ///
-  /// A main-actor host is reached without a retain: it is called through ``StateHost/storeUnretained(_:)``, which
-  /// keeps it alive until the write returns even when the write ends its load (an observer may cancel it).
-  @inlinable @MainActor
-  func storeIfCurrent(_ state: Host.State, id: UInt64) where Host: StateHost {
-    if isWeak {
-      guard let host = weakObject, host.tracker.isCurrent(id) else { return }
-      host.store(state)
-    } else {
-      guard let host = mainActorObject else { return }
-      host.withGuaranteedInstance { host in
-        guard host.tracker.isCurrent(id) else { return }
-        host.storeUnretained(state)
-      }
-    }
-  }
-
-  /// Called by the `deinit` of a host released on the main actor only.
-  func hostDidEnd() {
-    MainActor.preconditionIsolated("Processed: a key-path host was released off the main actor")
-    mainActorObject = nil
-  }
-}
-
-/// Sleeping for delays of any size (interrupts, timeouts, retry delays, debounces) on any clock.
-///
-/// Every wait sleeps *until a deadline* measured from a fixed origin — the moment the wait began, or the moment of
-/// the call it belongs to — never for a duration counted from whenever the previous step woke up. So a manual clock
-/// advanced past several deadlines at once wakes them all, and time spent between steps (an interrupt's handler, a
-/// hop to the main actor) does not push later deadlines back.
-///
-/// A clock traps on very large deadlines (the instant overflows), so delays are capped at ``longest`` (about 292
-/// billion years) and slept in steps of a day, each until its own deadline from the origin; accumulated delays
-/// saturate there too.
-@usableFromInline
-enum InterruptClock {
-  /// The longest delay honoured; larger ones are treated as this (in practice: never).
-  @usableFromInline static let longest = Duration.seconds(Int64.max)
-  private static let step = Duration.seconds(86_400)
-
-  /// Sleeps until `delay` after `origin` on `clock`; from now when `origin` is `nil` or an instant of another
-  /// clock type.
-  @usableFromInline
-  static func sleep(
-    for delay: Duration, after origin: (any InstantProtocol<Duration>)? = nil, on clock: any Clock<Duration>,
-    isolation: isolated (any Actor)? = #isolation
-  ) async throws {
-    try await sleep(for: delay, after: origin, onClock: clock)
-  }
-
-  private static func sleep<C: Clock<Duration>>(
-    for delay: Duration, after origin: (any InstantProtocol<Duration>)?, onClock clock: C,
-    isolation: isolated (any Actor)? = #isolation
-  ) async throws {
-    try await sleep(until: min(delay, longest), since: (origin as? C.Instant) ?? clock.now, on: clock)
-  }
-
-  /// Sleeps until `offset` after `origin`, in steps of a day from `reached` (an offset already slept until).
-  ///
-  /// Runs on the caller's actor (`isolation`): a nonisolated function would hop off the main actor and back, and the
-  /// way back queues the caller behind everything the main actor has queued meanwhile, even when nothing is slept.
-  static func sleep<C: Clock<Duration>>(
-    until offset: Duration, since origin: C.Instant, from reached: Duration = .zero, on clock: C,
-    isolation: isolated (any Actor)? = #isolation
-  ) async throws {
-    var reached = reached
-    while reached < offset {
-      reached = offset - reached > step ? reached + step : offset
-      let deadline = origin.advanced(by: reached)
-      // A deadline already passed is not slept for: that would still suspend and queue the waiter behind whatever
-      // the executor has queued since (on a busy main actor, a 50 ms interrupt could then come after a 10 s load).
-      if clock.now >= deadline {
-        try Task.checkCancellation()
-        continue
-      }
-      try await clock.sleep(until: deadline, tolerance: nil)
-    }
-  }
-
-  /// `total + delay`, saturating at ``longest``.
-  static func adding(_ delay: Duration, to total: Duration) -> Duration {
-    longest - total < delay ? longest : total + delay
   }
 }

@@ -196,7 +196,7 @@ extension RetryPolicy {
     case .equal: seconds = base / 2 + Double.random(in: 0...(base / 2), using: &generator)
     }
     // Past about 292 years the nanoseconds leave `Int64` (and `Double(Int64.max)` rounds up to 2⁶³, so clamping to
-    // it would still trap): whole seconds there, saturating at `InterruptClock.longest`.
+    // it would still trap): whole seconds there, saturating at `DeadlineSleep.longest`.
     guard seconds < 9e9 else { return .seconds(Int64(min(seconds, 9e18))) }
     return .nanoseconds(Int64(seconds * 1e9))
   }

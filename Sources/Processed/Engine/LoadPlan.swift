@@ -38,9 +38,9 @@ struct LoadPlan<State: ManagedState> {
   }
 
   /// The load's options; `nil`: `LoadOptions.default`.
-  @inlinable var settings: LoadSettings? {
-    get { shape?.settings }
-    set { reshape { $0.settings = newValue } }
+  @inlinable var options: LoadOptions.Resolved? {
+    get { shape?.options }
+    set { reshape { $0.options = newValue } }
   }
 
   /// How long the load waits before it starts (a debounce), or `nil` when it starts at once. A debounced load writes
@@ -79,7 +79,7 @@ struct LoadPlan<State: ManagedState> {
 
   /// The clock every wait of the load sleeps on.
   @usableFromInline
-  var clock: any Clock<Duration> { settings?.options.clock ?? ContinuousClock() }
+  var clock: any Clock<Duration> { options?.clock ?? ContinuousClock() }
 
   @inlinable
   init(startState: State, work: Work) {
@@ -91,8 +91,8 @@ struct LoadPlan<State: ManagedState> {
   /// ``LoadPhases/firstActivity(debounce:usesLimiter:)``).
   @inlinable
   var initialPhase: LoadActivity.Phase? {
-    guard debounce != nil || settings?.options.limiter != nil else { return nil }
-    return LoadPhases.firstActivity(debounce: debounce, usesLimiter: settings?.options.limiter != nil)
+    guard debounce != nil || options?.options.limiter != nil else { return nil }
+    return LoadPhases.firstActivity(debounce: debounce, usesLimiter: options?.options.limiter != nil)
   }
 
   /// The state an ordinary error thrown by the block or `onInterrupt` writes.
@@ -152,7 +152,7 @@ extension LoadPlan {
 final class LoadPlanShape {
   @usableFromInline var interrupts: [Duration] = []
   @usableFromInline var onInterrupt: (@MainActor (_ accumulatedDelay: Duration) throws -> Void)?
-  @usableFromInline var settings: LoadSettings?
+  @usableFromInline var options: LoadOptions.Resolved?
   @usableFromInline var debounce: Duration?
   @usableFromInline var debounceOrigin: LoadCallMark?
   @usableFromInline var ticket: PermitTicket?
@@ -166,7 +166,7 @@ final class LoadPlanShape {
     let copy = LoadPlanShape()
     copy.interrupts = interrupts
     copy.onInterrupt = onInterrupt
-    copy.settings = settings
+    copy.options = options
     copy.debounce = debounce
     copy.debounceOrigin = debounceOrigin
     copy.ticket = ticket

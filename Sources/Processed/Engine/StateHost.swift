@@ -11,7 +11,7 @@ protocol StateHost<State>: AnyObject, Sendable {
   /// The current load's bookkeeping.
   var tracker: LoadTracker { get set }
   /// The options of loads that were given none (a wrapper's declaration options); `nil`: `LoadOptions.default`.
-  var declaredSettings: LoadSettings? { get }
+  var declaredOptions: LoadOptions.Resolved? { get }
   /// What the host keeps about its state's activity beyond the tracker; `nil` until first needed.
   var activityRecord: ActivityRecord? { get set }
   /// When the last debounced load call was made (what a `.leading` debounce compares with); `nil`: none yet.

@@ -16,7 +16,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   @usableFromInline @exclusivity(unchecked) var access: KeyPathAccess<Model, State>
   @usableFromInline @exclusivity(unchecked) var tracker = LoadTracker()
   /// Key-path states have no declaration options.
-  @inlinable var declaredSettings: LoadSettings? { nil }
+  @inlinable var declaredOptions: LoadOptions.Resolved? { nil }
   @usableFromInline @exclusivity(unchecked) var sharedHostReference: HostReference<KeyPathHost>?
   /// Only main-actor code holds a host: the table, the lookups and the engine (a load's task reaches it through
   /// `sharedHostReference`, which does not retain it).
@@ -36,7 +36,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     self.model = model
     self.access = access
     self.key = key
-    let modelLink = KeyPathHostKey.resolveLink(model, keyPath)
+    let modelLink = ParkedSlotLink.link(model, keyPath)
     anchor = modelLink?.anchor
     extras = KeyPathStateExtras.existing(for: model, key)
     link = modelLink ?? extras?.ownLink
@@ -131,11 +131,11 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   // (`KeyPathHostKey`) and those of main-actor code while it runs; the table drops its reference in `loadDidEnd` only.
   // So a host cannot be freed during an unretained write unless that write ends its load (an observer or a `didSet`
   // cancels or resets it, or starts a newer load); `loadDidEnd` then hands the table's reference to
-  // `KeyPathHostKey.retired`, and the write releases it when it returns.
+  // `RunningKeyPathHosts.retired`, and the write releases it when it returns.
 
   /// How many unretained writes of this host are under way (nested writes are possible, from observers).
   @usableFromInline @exclusivity(unchecked) var unretainedWrites: UInt32 = 0
-  /// The load ended during an unretained write: `KeyPathHostKey.retired` keeps the host until the write returns.
+  /// The load ended during an unretained write: `RunningKeyPathHosts.retired` keeps the host until the write returns.
   @usableFromInline @exclusivity(unchecked) var isRetired = false
 
   @inlinable
@@ -144,28 +144,29 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     store(state)
     unretainedWrites -= 1
     // Still alive here: held by the table, or retired (see above).
-    if isRetired, unretainedWrites == 0 { KeyPathHostKey.release(retired: self) }
+    if isRetired, unretainedWrites == 0 { RunningKeyPathHosts.release(retired: self) }
   }
 
   @inlinable
   func loadDidEnd() {
     if unretainedWrites != 0, !isRetired {
       isRetired = true
-      KeyPathHostKey.retired.append(self)
+      RunningKeyPathHosts.retired.append(self)
     }
-    KeyPathHostKey.forget(self, key)
+    RunningKeyPathHosts.forget(self, key)
   }
 
   /// The host of the running load at `keyPath` of `model`, if any.
   @inlinable
   static func running(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathHost? {
-    if KeyPathHostKey.lastKeyPath == ObjectIdentifier(keyPath), KeyPathHostKey.lastInstance == ObjectIdentifier(model),
-      let host = KeyPathHostKey.lastHost
+    if RunningKeyPathHosts.lastKeyPath == ObjectIdentifier(keyPath),
+      RunningKeyPathHosts.lastInstance == ObjectIdentifier(model),
+      let host = RunningKeyPathHosts.lastHost
     {
       // The same key path object means the same root and value types, so the host is of this type.
       return unsafeDowncast(host, to: KeyPathHost.self)
     }
-    return KeyPathHostKey.runningHost(for: KeyPathHostKey(model, keyPath)) as? KeyPathHost
+    return RunningKeyPathHosts.runningHost(for: KeyPathHostKey(model, keyPath)) as? KeyPathHost
   }
 
   /// The host of the running load, or a new one registered as running (to start a load).
@@ -176,7 +177,7 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     if let host = running(model, keyPath) { return host }
     let key = KeyPathHostKey(model, keyPath)
     let host = KeyPathHost(model: model, keyPath: keyPath, key: key, access: access)
-    KeyPathHostKey.register(host, key)
+    RunningKeyPathHosts.register(host, key)
     return host
   }
 
@@ -241,268 +242,5 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
           model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath), access: KeyPathAccess(keyPath))
       host.resetState()
     }
-  }
-}
-
-/// How a key-path host reads and writes its state: one closure made from the key path where the caller's key-path
-/// literal is in view.
-///
-/// The key-path faces take their key path as an autoclosure and evaluate it twice: once for the state's identity
-/// (the host's key), and once for this closure alone. Inlined into the caller, that second evaluation is a literal
-/// whose only user is the closure, which uses it only to read and write the property — so the optimizer specializes
-/// the closure on the literal (capture propagation): it compiles to plain property accesses, with no context to
-/// allocate, instead of calls into the key-path runtime, which looks up metadata and allocates on every write. Given
-/// a key path that is not a literal at the call, the closure applies it at run time, as `model[keyPath:]` would.
-@usableFromInline
-struct KeyPathAccess<Model: AnyObject, State> {
-  /// What one call of ``apply`` does with its `state`.
-  @usableFromInline
-  enum Mode {
-    /// Stores the property's state in `state`.
-    case read
-    /// Writes `state` (not `nil`), and leaves the replaced state in it.
-    case write
-    /// Writes `state` (not `nil`), and stores in it the state the property holds right after (a `didSet` may
-    /// have normalised it).
-    case writeReadingBack
-  }
-
-  /// Reads or writes the state (see ``Mode``). One closure, not several: capture propagation needs the literal to
-  /// have a single user. `inout`, so that a write moves the state in and the replaced one out without copying
-  /// either.
-  ///
-  /// A write returns the address it wrote through (see ``StoredProperties``); a read returns `0`.
-  @usableFromInline let apply: (_ model: Model, _ state: inout State?, _ mode: Mode) -> UInt
-
-  /// Where the property's storage is in the model, once a write found that the key path is a stored property of
-  /// the model's class (see ``StoredProperties``); `0` when it is not, `-1` until a host's first write.
-  @usableFromInline var storedOffset = -1
-
-  /// Whether a write of the property settled on a value (see ``KeyPathWrites``), as one that notifies by itself
-  /// does on every write: later writes then read the property back only when none settles, after the write,
-  /// instead of always in the write's call.
-  @usableFromInline var settles = false
-
-  @inlinable @inline(__always)
-  init(_ keyPath: ReferenceWritableKeyPath<Model, State>) {
-    apply = { model, state, mode in
-      if mode == .read {
-        state = model[keyPath: keyPath]
-        return 0
-      }
-      // A swap through an `inout` access, not an assignment: for a literal key path, an assignment is projected
-      // with a retain and release of `model` around the store, an `inout` access as a plain store (measured).
-      // The property sees one write of the new state, with its observers run once; a computed property is also
-      // read once before it (an `inout` access of it is a get, then a set). Made inside `withUnsafeMutablePointer`
-      // so that the write reports the address it went through (see `StoredProperties`).
-      let address = withUnsafeMutablePointer(to: &model[keyPath: keyPath]) { property in
-        swap(&property.pointee, &state!)
-        return UInt(bitPattern: property)
-      }
-      if mode == .writeReadingBack { state = model[keyPath: keyPath] }
-      return address
-    }
-  }
-
-  /// An access that runs `apply` (for tests).
-  init(apply: @escaping (_ model: Model, _ state: inout State?, _ mode: Mode) -> UInt) {
-    self.apply = apply
-  }
-
-  /// The property's storage in `model`, when the key path is a stored property (see ``storedOffset``).
-  @inlinable @inline(__always)
-  func storage(in model: Model) -> UnsafeMutablePointer<State>? {
-    if storedOffset <= 0 { return nil }
-    return StoredProperties.storage(at: storedOffset, in: model, as: State.self)
-  }
-
-  @inlinable
-  func read(_ model: Model) -> State {
-    var state: State?
-    _ = apply(model, &state, .read)
-    // A read always stores the state.
-    return state.unsafelyUnwrapped
-  }
-
-  /// Writes `state` and returns the address it was written through.
-  @inlinable @discardableResult
-  func write(_ model: Model, _ state: State) -> UInt {
-    var value: State? = state
-    return apply(model, &value, .write)
-  }
-}
-
-/// Identifies a state by instance and key path in the table of running key-path loads.
-@usableFromInline
-struct KeyPathHostKey: Hashable {
-  @usableFromInline let instance: ObjectIdentifier
-  @usableFromInline let keyPath: AnyKeyPath
-
-  @inlinable
-  init(_ instance: AnyObject, _ keyPath: AnyKeyPath) {
-    self.instance = ObjectIdentifier(instance)
-    self.keyPath = keyPath
-  }
-
-  // The hosts of running key-path loads: the last one started in `lastHost`, found by the identities of its
-  // instance and key path object without hashing (a property loaded again and again never touches the table), and
-  // every other one in `table`. A host is in one of the two, never both; both are empty when no key-path load runs.
-
-  /// The running hosts other than `lastHost`.
-  @usableFromInline @MainActor @exclusivity(unchecked) static var table: [KeyPathHostKey: AnyObject] = [:]
-  /// The host of the last load started on a state that had none running; not in `table`.
-  @usableFromInline @MainActor @exclusivity(unchecked) static var lastHost: AnyObject?
-  /// The key of `lastHost`; it holds the key path object, so the identities below are not reused meanwhile.
-  @MainActor @exclusivity(unchecked) static var lastKey: KeyPathHostKey?
-  /// The identities of `lastHost`'s instance and key path object, compared without reference counting. The host
-  /// holds its instance, and `lastKey` the key path object.
-  @usableFromInline @MainActor @exclusivity(unchecked) static var lastInstance: ObjectIdentifier?
-  @usableFromInline @MainActor @exclusivity(unchecked) static var lastKeyPath: ObjectIdentifier?
-
-  /// The running host for `key`, looked up by equality (another key path object may equal the host's).
-  @usableFromInline @MainActor
-  static func runningHost(for key: KeyPathHostKey) -> AnyObject? {
-    if let lastHost, lastKey == key { return lastHost }
-    return table.isEmpty ? nil : table[key]
-  }
-
-  /// Hosts whose load ended during a write that reaches them unretained (see `KeyPathHost.storeUnretained`), kept
-  /// until that write returns.
-  @usableFromInline @MainActor @exclusivity(unchecked) static var retired: [AnyObject] = []
-
-  /// Releases a host kept in ``retired``, once the write that needed it returned.
-  @usableFromInline @MainActor
-  static func release(retired host: AnyObject) {
-    guard let index = retired.firstIndex(where: { $0 === host }) else { return }
-    // Released after the array's mutation: the host's `deinit` may release its model, whose `deinit` is user code.
-    let released = retired.remove(at: index)
-    withExtendedLifetime(released) {}
-  }
-
-  /// Every running host's key (for tests and diagnostics).
-  @MainActor
-  static var runningKeys: [KeyPathHostKey] {
-    Array(table.keys) + (lastKey.map { [$0] } ?? [])
-  }
-
-  /// Records `host` as running for `key`; the previous `lastHost` moves to the table.
-  @usableFromInline @MainActor
-  static func register(_ host: AnyObject, _ key: KeyPathHostKey) {
-    if let previous = lastHost, let previousKey = lastKey { table[previousKey] = previous }
-    lastHost = host
-    lastKey = key
-    lastInstance = key.instance
-    lastKeyPath = ObjectIdentifier(key.keyPath)
-  }
-
-  /// Forgets `host` (its load ended), if it is still the running host for `key`.
-  @usableFromInline @MainActor
-  static func forget(_ host: AnyObject, _ key: KeyPathHostKey) {
-    if lastHost === host {
-      lastHost = nil
-      lastKey = nil
-      lastInstance = nil
-      lastKeyPath = nil
-    } else if !table.isEmpty, table[key] === host {
-      table[key] = nil
-    }
-  }
-
-  // The slot link of the last host made, kept after its load ends, so that loading the same state again resolves
-  // neither the model's conformance to `ObservableModel` nor its registry's slot. `parkedModel` is `unowned`: it
-  // never keeps the model alive, but it keeps the model's memory from being freed (an unowned reference does), so
-  // no other object can have `parkedInstance` as its identity while it is parked — a model with that identity is
-  // the parked model itself. It is never read. (At most one dead model's bare memory is kept, until the next park.)
-  // Without it, a new model at a dead one's address would get the dead model's slot: `KeyPathLifetimeTests`'
-  // many short-lived observed models then miss notifications.
-  @MainActor static var parkedInstance: ObjectIdentifier?
-  @MainActor static unowned var parkedModel: AnyObject?
-  @MainActor static var parkedKeyPath: AnyKeyPath?
-  /// The model's slot for `parkedKeyPath`; `nil` when the model is not an ``ObservableModel``.
-  @MainActor static var parkedAnchor: ObserverSlot?
-  /// The model registry's slot link for `keyPath` of `model`, or `nil` when the model is not an
-  /// ``ObservableModel`` (see ``SlotLink/resolve(_:keyPath:)``).
-  @usableFromInline @MainActor
-  static func resolveLink<Model: AnyObject, Value>(_ model: Model, _ keyPath: KeyPath<Model, Value>) -> SlotLink? {
-    if parkedInstance == ObjectIdentifier(model), parkedKeyPath === keyPath {
-      return parkedAnchor.map(SlotLink.init)
-    }
-    let link = SlotLink.resolve(model, keyPath: keyPath)
-    parkedInstance = ObjectIdentifier(model)
-    parkedModel = model
-    parkedKeyPath = keyPath
-    parkedAnchor = link?.anchor
-    return link
-  }
-}
-
-/// What the library keeps about a key-path state beyond its running load, whose host lives only while the load
-/// runs: the last call (for `.leading` debounces), the activity record (its observers, the error kept beside the
-/// state) and, for a class that is not an ``ObservableModel``, the slot its controllers observe. Held in a main-actor
-/// table by instance and key path, with a weak reference to the instance, so that an instance whose identity is
-/// reused does not inherit its predecessor's and the table never keeps a model alive; entries of instances that are
-/// gone are swept when the table has doubled since the last sweep. While the table is empty, a host's lookup is one
-/// `isEmpty` check.
-@usableFromInline @MainActor
-final class KeyPathStateExtras {
-  @usableFromInline weak var model: AnyObject?
-  @usableFromInline var lastLoadCall: LoadCallMark?
-  @usableFromInline var activityRecord: ActivityRecord?
-  /// For a class that is not an ``ObservableModel``: the slot its key-path controllers observe, which the
-  /// library's writes notify. Closed when the extras go away (after their model did, at a sweep).
-  var ownSlot: ObserverSlot?
-  @usableFromInline var ownLink: SlotLink?
-
-  init(model: AnyObject) {
-    self.model = model
-  }
-
-  /// The slot kept beside the state, made on first use.
-  func ownLink<State>(of type: State.Type) -> SlotLink {
-    if let ownLink { return ownLink }
-    let slot = ObserverSlot.make()
-    let link = SlotLink(slot)
-    ownSlot = slot
-    ownLink = link
-    return link
-  }
-
-  isolated deinit {
-    ownSlot?.close()
-  }
-
-  @usableFromInline static var table: [KeyPathHostKey: KeyPathStateExtras] = [:]
-  private static var sweepAt = 64
-
-  /// The extras of the state at `key` of `model`, if any were made.
-  @inlinable
-  static func existing(for model: AnyObject, _ key: KeyPathHostKey) -> KeyPathStateExtras? {
-    if table.isEmpty { return nil }
-    guard let extras = table[key], extras.model === model else { return nil }
-    return extras
-  }
-
-  /// The extras of the state at `key` of `model`, made if there are none.
-  @usableFromInline
-  static func make(for model: AnyObject, _ key: KeyPathHostKey) -> KeyPathStateExtras {
-    if let extras = existing(for: model, key) { return extras }
-    let extras = KeyPathStateExtras(model: model)
-    table[key] = extras
-    if table.count >= sweepAt {
-      table = table.filter { $0.value.model != nil }
-      sweepAt = max(64, table.count * 2)
-    }
-    return extras
-  }
-}
-
-/// A key-path state's last state that held a value (see ``ObserverSlotMainFields/keptState``).
-@usableFromInline
-final class KeptState<State> {
-  @usableFromInline var state: State
-
-  @usableFromInline
-  init(_ state: State) {
-    self.state = state
   }
 }

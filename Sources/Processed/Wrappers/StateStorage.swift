@@ -29,12 +29,12 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   /// The last state that held a value, while the state holds none (``LoadableController/lastValue``).
   @usableFromInline @exclusivity(unchecked) var lastValueState: State?
   /// The declaration's options (`@Loadable(options:)`), for loads given none.
-  @usableFromInline let declaredSettings: LoadSettings?
+  @usableFromInline let declaredOptions: LoadOptions.Resolved?
 
   @usableFromInline
   nonisolated init(_ state: State, options: LoadOptions? = nil) {
     currentState = state
-    declaredSettings = options.map(LoadSettings.init)
+    declaredOptions = options.map(LoadOptions.Resolved.init)
   }
 
   deinit {

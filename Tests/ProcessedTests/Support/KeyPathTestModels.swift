@@ -227,13 +227,13 @@ func keyPathRecorder<Model: ObservableModel, Value>(
 @MainActor
 func keyPathHostCount(of model: AnyObject) -> Int {
   let instance = ObjectIdentifier(model)
-  return KeyPathHostKey.runningKeys.filter { $0.instance == instance }.count
+  return RunningKeyPathHosts.runningKeys.filter { $0.instance == instance }.count
 }
 
 /// The number of running key-path loads on any instance of `Root`.
 @MainActor
 func keyPathHostCount(rootType: Any.Type) -> Int {
-  KeyPathHostKey.runningKeys.filter { type(of: $0.keyPath).rootType == rootType }.count
+  RunningKeyPathHosts.runningKeys.filter { type(of: $0.keyPath).rootType == rootType }.count
 }
 
 /// Whether the key-path host table holds a running load for `keyPath` of `model`.

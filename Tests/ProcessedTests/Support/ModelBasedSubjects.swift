@@ -273,7 +273,7 @@ func engineTracksLoad<Model: AnyObject, State: ManagedState & Sendable>(
   _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>
 ) -> Bool {
   if let storage = WrapperLookup.read(model, keyPath).storage { return storage.tracker.isRunning }
-  return KeyPathHostKey.runningHost(for: KeyPathHostKey(model, keyPath)) != nil
+  return RunningKeyPathHosts.runningHost(for: KeyPathHostKey(model, keyPath)) != nil
 }
 
 /// A `LoadableState<Int>` property of a model, driven through `LoadableSupport`.
@@ -498,7 +498,7 @@ final class MBProcessKeyPathSubject<Model: ObservableModel & ProcessSupport>: MB
 @MainActor
 func mbHostEntries(of instance: AnyObject) -> Int {
   let identifier = ObjectIdentifier(instance)
-  return KeyPathHostKey.runningKeys.filter { $0.instance == identifier }.count
+  return RunningKeyPathHosts.runningKeys.filter { $0.instance == identifier }.count
 }
 
 // MARK: - The subject list

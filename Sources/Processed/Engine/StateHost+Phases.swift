@@ -9,7 +9,7 @@
 extension StateHost {
   @inlinable @inline(never)
   static func runPhases(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async -> LoadOutcome<State> {
-    let options = plan.settings?.options
+    let options = plan.options?.options
     var phases = LoadPhases(retry: options?.retry ?? .never, usesLimiter: options?.limiter != nil)
     // Before the first attempt: the debounce, the start state, the first permit.
     var next: LoadPhases.Next<State> = phases.begin(debounce: plan.debounce)
@@ -59,7 +59,7 @@ extension StateHost {
   ) async -> LoadPhases.Next<State>? {
     switch step {
     case .debounce(let delay):
-      try? await InterruptClock.sleep(for: delay, after: plan.debounceOrigin?.instant, on: plan.clock)
+      try? await DeadlineSleep.sleep(for: delay, after: plan.debounceOrigin?.instant, on: plan.clock)
       guard let current = host.object, current.mayWrite(id) else { break }
       return phases.debounceEnded()
     case .writeStartState:
@@ -69,7 +69,7 @@ extension StateHost {
       }
       return phases.startStateWritten()
     case .acquirePermit:
-      guard let limiter = plan.settings?.options.limiter else {
+      guard let limiter = plan.options?.options.limiter else {
         preconditionFailure("Processed: a load without a limiter waited for a permit")
       }
       enter(phases.activity, id: id, host: host)
@@ -87,7 +87,7 @@ extension StateHost {
       }
       return phases.permitAcquired()
     case .retry(let delay):
-      try? await InterruptClock.sleep(for: delay, on: plan.clock)
+      try? await DeadlineSleep.sleep(for: delay, on: plan.clock)
       guard let current = host.object, current.mayWrite(id) else { break }
       return phases.retryDelayEnded()
     case .attempt, .end:
@@ -109,7 +109,7 @@ extension StateHost {
     _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, holding permit: LoadLimiter?,
     thrown: inout (any Error)?
   ) async -> LoadOutcome<State> {
-    guard let timeout = plan.settings?.options.timeout else {
+    guard let timeout = plan.options?.options.timeout else {
       let outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
       permit?.release()
       return outcome
@@ -131,7 +131,7 @@ extension StateHost {
     }
     let clock = plan.clock
     let timer = Task {
-      guard (try? await InterruptClock.sleep(for: min(timeout, InterruptClock.longest), on: clock)) != nil else {
+      guard (try? await DeadlineSleep.sleep(for: min(timeout, DeadlineSleep.longest), on: clock)) != nil else {
         return  // cancelled (the attempt ended first), or a clock that failed: no timeout
       }
       ended.signal(.timedOut)
@@ -200,9 +200,9 @@ extension StateHost {
     for requested in plan.interrupts {
       if requested > .zero {
         let previous = accumulated
-        accumulated = InterruptClock.adding(requested, to: accumulated)
+        accumulated = DeadlineSleep.adding(requested, to: accumulated)
         do {
-          try await InterruptClock.sleep(until: accumulated, since: origin, from: previous, on: clock)
+          try await DeadlineSleep.sleep(until: accumulated, since: origin, from: previous, on: clock)
         } catch { return }
       }
       guard let current = host.object, current.mayWrite(id) else { return }
@@ -216,76 +216,5 @@ extension StateHost {
         return
       }
     }
-  }
-}
-
-/// What ended an attempt that has a timeout.
-@usableFromInline
-enum AttemptEnd: Sendable {
-  /// The block returned (or threw).
-  case returned
-  /// The timeout passed first.
-  case timedOut
-  /// The load's task was cancelled (superseded, cancelled, reset).
-  case stopped
-}
-
-/// What a block run in a task of its own (beside a timeout) ended with.
-@usableFromInline
-struct AttemptResult<State: Sendable>: Sendable {
-  @usableFromInline let outcome: LoadOutcome<State>
-  @usableFromInline let thrown: (any Error)?
-
-  @inlinable
-  init(outcome: LoadOutcome<State>, thrown: (any Error)?) {
-    self.outcome = outcome
-    self.thrown = thrown
-  }
-}
-
-extension LoadPhases.Next {
-  @usableFromInline
-  var isAttempt: Bool {
-    if case .attempt = self { return true }
-    return false
-  }
-}
-
-/// A call with ``OverlapPolicy/joinRunning`` made while a load is in progress: it waits for that load instead of
-/// starting one.
-@usableFromInline
-enum LoadJoin {
-  /// Returns when the load in progress ends — its host's tracker forgets it, on every path (it finished; it was
-  /// cancelled, reset, overwritten or superseded; its wrapper storage went away), and signals `ended` — or at once
-  /// when the calling task is cancelled. Cancelling a joining call never cancels the load it joined.
-  @usableFromInline
-  static func wait(until ended: FirstSignal<Bool>) async {
-    await withTaskCancellationHandler {
-      _ = await ended.wait()
-    } onCancel: {
-      ended.signal(false)
-    }
-  }
-}
-
-/// When a debounced load call was made, on its options' clock: what a `.leading` debounce compares with.
-@usableFromInline
-final class LoadCallMark: Sendable {
-  @usableFromInline let instant: any InstantProtocol<Duration>
-
-  @usableFromInline
-  init(_ clock: any Clock<Duration>) {
-    instant = clock.now
-  }
-
-  /// The time since the mark on `clock`, or `nil` when the mark was made on a clock of another type.
-  @usableFromInline
-  func elapsed(on clock: any Clock<Duration>) -> Duration? {
-    Self.elapsed(clock, since: instant)
-  }
-
-  private static func elapsed<C: Clock<Duration>>(_ clock: C, since mark: any InstantProtocol<Duration>) -> Duration? {
-    guard let mark = mark as? C.Instant else { return nil }
-    return mark.duration(to: clock.now)
   }
 }

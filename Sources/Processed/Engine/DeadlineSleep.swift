@@ -1,0 +1,60 @@
+/// Sleeps until a deadline on any clock: every wait a load makes (interrupts, timeouts, retry delays, debounces).
+///
+/// Every wait sleeps *until a deadline* measured from a fixed origin — the moment the wait began, or the moment of
+/// the call it belongs to — never for a duration counted from whenever the previous step woke up. So a manual clock
+/// advanced past several deadlines at once wakes them all, and time spent between steps (an interrupt's handler, a
+/// hop to the main actor) does not push later deadlines back.
+///
+/// A clock traps on very large deadlines (the instant overflows), so delays are capped at ``longest`` (about 292
+/// billion years) and slept in steps of a day, each until its own deadline from the origin; accumulated delays
+/// saturate there too.
+@usableFromInline
+enum DeadlineSleep {
+  /// The longest delay honoured; larger ones are treated as this (in practice: never).
+  @usableFromInline static let longest = Duration.seconds(Int64.max)
+  private static let step = Duration.seconds(86_400)
+
+  /// Sleeps until `delay` after `origin` on `clock`; from now when `origin` is `nil` or an instant of another
+  /// clock type.
+  @usableFromInline
+  static func sleep(
+    for delay: Duration, after origin: (any InstantProtocol<Duration>)? = nil, on clock: any Clock<Duration>,
+    isolation: isolated (any Actor)? = #isolation
+  ) async throws {
+    try await sleep(for: delay, after: origin, onClock: clock)
+  }
+
+  private static func sleep<C: Clock<Duration>>(
+    for delay: Duration, after origin: (any InstantProtocol<Duration>)?, onClock clock: C,
+    isolation: isolated (any Actor)? = #isolation
+  ) async throws {
+    try await sleep(until: min(delay, longest), since: (origin as? C.Instant) ?? clock.now, on: clock)
+  }
+
+  /// Sleeps until `offset` after `origin`, in steps of a day from `reached` (an offset already slept until).
+  ///
+  /// Runs on the caller's actor (`isolation`): a nonisolated function would hop off the main actor and back, and the
+  /// way back queues the caller behind everything the main actor has queued meanwhile, even when nothing is slept.
+  static func sleep<C: Clock<Duration>>(
+    until offset: Duration, since origin: C.Instant, from reached: Duration = .zero, on clock: C,
+    isolation: isolated (any Actor)? = #isolation
+  ) async throws {
+    var reached = reached
+    while reached < offset {
+      reached = offset - reached > step ? reached + step : offset
+      let deadline = origin.advanced(by: reached)
+      // A deadline already passed is not slept for: that would still suspend and queue the waiter behind whatever
+      // the executor has queued since (on a busy main actor, a 50 ms interrupt could then come after a 10 s load).
+      if clock.now >= deadline {
+        try Task.checkCancellation()
+        continue
+      }
+      try await clock.sleep(until: deadline, tolerance: nil)
+    }
+  }
+
+  /// `total + delay`, saturating at ``longest``.
+  static func adding(_ delay: Duration, to total: Duration) -> Duration {
+    longest - total < delay ? longest : total + delay
+  }
+}

@@ -1,0 +1,21 @@
+/// When a debounced load call was made, on its options' clock: what a `.leading` debounce compares with.
+@usableFromInline
+final class LoadCallMark: Sendable {
+  @usableFromInline let instant: any InstantProtocol<Duration>
+
+  @usableFromInline
+  init(_ clock: any Clock<Duration>) {
+    instant = clock.now
+  }
+
+  /// The time since the mark on `clock`, or `nil` when the mark was made on a clock of another type.
+  @usableFromInline
+  func elapsed(on clock: any Clock<Duration>) -> Duration? {
+    Self.elapsed(clock, since: instant)
+  }
+
+  private static func elapsed<C: Clock<Duration>>(_ clock: C, since mark: any InstantProtocol<Duration>) -> Duration? {
+    guard let mark = mark as? C.Instant else { return nil }
+    return mark.duration(to: clock.now)
+  }
+}

@@ -1,0 +1,16 @@
+/// A call with ``OverlapPolicy/joinRunning`` made while a load is in progress: it waits for that load instead of
+/// starting one.
+@usableFromInline
+enum LoadJoin {
+  /// Returns when the load in progress ends — its host's tracker forgets it, on every path (it finished; it was
+  /// cancelled, reset, overwritten or superseded; its wrapper storage went away), and signals `ended` — or at once
+  /// when the calling task is cancelled. Cancelling a joining call never cancels the load it joined.
+  @usableFromInline
+  static func wait(until ended: FirstSignal<Bool>) async {
+    await withTaskCancellationHandler {
+      _ = await ended.wait()
+    } onCancel: {
+      ended.signal(false)
+    }
+  }
+}

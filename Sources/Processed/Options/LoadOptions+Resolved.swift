@@ -1,0 +1,31 @@
+extension LoadOptions {
+  /// A load's options, decided once per call — the call's own, else its state's declared ones — and boxed: a
+  /// ``LoadOptions`` value is large (its clock is an existential), and a load without options, the common case,
+  /// carries one word for them (`nil`), not the whole value.
+  @usableFromInline
+  final class Resolved: Sendable {
+    @usableFromInline let options: LoadOptions
+    /// Whether the options change how a call starts (a debounce, or `.joinRunning`), read where the call starts.
+    @usableFromInline let shapesTheStart: Bool
+    /// Whether the options ask for nothing but their clock (see ``LoadOptions/isPlain``).
+    @usableFromInline let isPlain: Bool
+
+    @usableFromInline
+    init(_ options: LoadOptions) {
+      self.options = options
+      shapesTheStart = options.debounce != nil || options.overlap == .joinRunning
+      isPlain = options.isPlain
+    }
+
+    /// The clock every wait of the load sleeps on.
+    @inlinable
+    var clock: any Clock<Duration> { options.clock }
+  }
+
+  /// Whether the options ask for no policy — no retry, timeout, debounce, join or limiter — so that only their clock
+  /// could matter, and only to a load with interrupts.
+  @inlinable
+  var isPlain: Bool {
+    retry.maxRetries <= 0 && timeout == nil && debounce == nil && overlap == .cancelRunning && limiter == nil
+  }
+}

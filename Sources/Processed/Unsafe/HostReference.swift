@@ -1,0 +1,53 @@
+/// The reference to a host that its loads' tasks hold: it never keeps the host alive, and reads `nil` once the
+/// host is gone.
+///
+/// A host makes one and shares it with all its loads (see `StateHost.hostReference`), so each load's task retains
+/// this box instead of forming, copying and destroying a reference of its own. Two kinds:
+/// - *weak* (a wrapper's storage, which may be released on any thread): a Swift weak reference.
+/// - *main-actor* (a key-path host, which only main-actor code ever holds, so it is always released there): an
+///   unretained reference that the host's `deinit` clears. It spares the host the side table a weak reference
+///   needs, where every retain and release takes a slow path, and lets a `yield` reach the host without retaining
+///   it (see ``storeIfCurrent(_:id:)``).
+@usableFromInline
+final class HostReference<Host: AnyObject & Sendable>: @unchecked Sendable {
+  // `@unchecked`: `weakObject` is only assigned in `init` (reading a weak reference is thread-safe);
+  // `mainActorObject` is read and cleared on the main actor only. Each access is a single load or store that never
+  // overlaps another, so their dynamic exclusivity checks (read on every `yield` and outcome) are skipped.
+  @usableFromInline @exclusivity(unchecked) weak var weakObject: Host?
+  @usableFromInline @exclusivity(unchecked) var mainActorObject: Unmanaged<Host>?
+  @usableFromInline let isWeak: Bool
+
+  @usableFromInline
+  init(_ object: Host, releasedOnMainActorOnly: Bool) {
+    isWeak = !releasedOnMainActorOnly
+    if isWeak { weakObject = object } else { mainActorObject = .passUnretained(object) }
+  }
+
+  /// The host, while it exists.
+  @inlinable @MainActor
+  var object: Host? { isWeak ? weakObject : mainActorObject?.takeUnretainedValue() }
+
+  /// Writes `state`, yielded by the load `id`, if that load is still the host's current one.
+  ///
+  /// A main-actor host is reached without a retain: it is called through ``StateHost/storeUnretained(_:)``, which
+  /// keeps it alive until the write returns even when the write ends its load (an observer may cancel it).
+  @inlinable @MainActor
+  func storeIfCurrent(_ state: Host.State, id: UInt64) where Host: StateHost {
+    if isWeak {
+      guard let host = weakObject, host.tracker.isCurrent(id) else { return }
+      host.store(state)
+    } else {
+      guard let host = mainActorObject else { return }
+      host.withGuaranteedInstance { host in
+        guard host.tracker.isCurrent(id) else { return }
+        host.storeUnretained(state)
+      }
+    }
+  }
+
+  /// Called by the `deinit` of a host released on the main actor only.
+  func hostDidEnd() {
+    MainActor.preconditionIsolated("Processed: a key-path host was released off the main actor")
+    mainActorObject = nil
+  }
+}
