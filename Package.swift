@@ -12,7 +12,7 @@ let package = Package(
   ],
   targets: [
     .target(name: "CProcessedAtomics"),
-    .target(name: "Processed", dependencies: ["CProcessedAtomics"]),
+    .target(name: "Processed", dependencies: ["CProcessedAtomics"], exclude: ["Unsafe/README.md"]),
     .target(name: "ProcessedTesting", dependencies: ["Processed"]),
     .testTarget(name: "ProcessedTests", dependencies: ["Processed", "ProcessedTesting"]),
     .executableTarget(name: "Demo", dependencies: ["Processed"], path: "Playgrounds/Demo"),

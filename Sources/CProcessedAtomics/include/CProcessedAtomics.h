@@ -1,10 +1,9 @@
-// Sequentially consistent atomics and the lock of an observer slot, for the observer registry. Swift's own
+// The C half of the package's speed-only machinery (see Sources/Processed/Unsafe/README.md): C11 atomics, the lock of
+// an observer slot, the process-wide notification bookkeeping, and the main actor's key-path write depth. Swift's own
 // `Synchronization.Atomic` and `Mutex` need macOS 15 / iOS 18, above this package's floor (and `Mutex` is built on
 // futexes the thread sanitizer does not model on Linux), so these are C11 atomics, and the slot's lock is
 // `os_unfair_lock` on Apple platforms, a small futex lock on C11 atomics on Linux (see `processed_slot_lock`) and
 // `pthread_mutex_t` elsewhere; the thread sanitizer models all three.
-//
-// It also holds the main actor's key-path write bookkeeping (plain fields; see `processed_keypath_writes`).
 //
 // Everything here is `static inline`, so that Swift code that is `@inlinable` — the notification loop, specialized
 // in the client for the observed value's type — compiles each operation to a few instructions.
@@ -36,10 +35,6 @@ static inline void processed_atomic_u64_init(processed_atomic_u64 *atomic, uint6
   atomic_init(&atomic->value, value);
 }
 
-static inline uint64_t processed_atomic_u64_load(processed_atomic_u64 *atomic) {
-  return atomic_load_explicit(&atomic->value, memory_order_seq_cst);
-}
-
 /// A relaxed load: for a flag that only says *whether* something happened, and orders nothing else.
 static inline uint64_t processed_atomic_u64_load_relaxed(processed_atomic_u64 *atomic) {
   return atomic_load_explicit(&atomic->value, memory_order_relaxed);
@@ -47,18 +42,6 @@ static inline uint64_t processed_atomic_u64_load_relaxed(processed_atomic_u64 *a
 
 static inline void processed_atomic_u64_store_relaxed(processed_atomic_u64 *atomic, uint64_t value) {
   atomic_store_explicit(&atomic->value, value, memory_order_relaxed);
-}
-
-static inline void processed_atomic_u64_store(processed_atomic_u64 *atomic, uint64_t value) {
-  atomic_store_explicit(&atomic->value, value, memory_order_seq_cst);
-}
-
-static inline void processed_atomic_u64_store_release(processed_atomic_u64 *atomic, uint64_t value) {
-  atomic_store_explicit(&atomic->value, value, memory_order_release);
-}
-
-static inline uint64_t processed_atomic_u64_exchange(processed_atomic_u64 *atomic, uint64_t value) {
-  return atomic_exchange_explicit(&atomic->value, value, memory_order_seq_cst);
 }
 
 static inline void processed_atomic_u64_increment(processed_atomic_u64 *atomic) {
@@ -266,6 +249,5 @@ extern processed_keypath_write_state processed_keypath_writes;
 static inline uint16_t processed_keypath_write_depth(void) { return processed_keypath_writes.depth; }
 
 static inline void processed_keypath_set_write_depth(uint16_t depth) { processed_keypath_writes.depth = depth; }
-
 
 #endif

@@ -20,17 +20,31 @@ extension ObserverSlot {
     }
   }
 
-  /// The slot's main-actor fields: the header's second stored property, which a struct places right after the
-  /// first, aligned (checked in debug builds).
+  /// The slot's main-actor fields: the header's second stored property, at ``mainFieldsOffset``.
   @inlinable @inline(__always)
   var mainFields: UnsafeMutablePointer<ObserverSlotMainFields> {
     withUnsafeMutablePointerToHeader { header in
-      let alignment = MemoryLayout<ObserverSlotMainFields>.alignment
-      let offset = (MemoryLayout<ObserverSlotGuardedFields>.size + alignment - 1) / alignment * alignment
-      assert(offset == MemoryLayout<ObserverSlotFields>.offset(of: \.main), "Processed: unexpected slot layout")
-      return (UnsafeMutableRawPointer(header) + offset).assumingMemoryBound(to: ObserverSlotMainFields.self)
+      (UnsafeMutableRawPointer(header) + Self.mainFieldsOffset).assumingMemoryBound(to: ObserverSlotMainFields.self)
     }
   }
+
+  /// Where a struct places its second stored property: right after the first, aligned. A constant the optimizer
+  /// folds; checked against the layout's own answer before the first slot is made, in every build
+  /// (``layoutIsChecked``).
+  @inlinable
+  static var mainFieldsOffset: Int {
+    let alignment = MemoryLayout<ObserverSlotMainFields>.alignment
+    return (MemoryLayout<ObserverSlotGuardedFields>.size + alignment - 1) / alignment * alignment
+  }
+
+  /// Stops the process, before any slot exists, if ``mainFieldsOffset`` is not where the header's main-actor fields
+  /// are.
+  static let layoutIsChecked: Bool = {
+    precondition(
+      mainFieldsOffset == MemoryLayout<ObserverSlotFields>.offset(of: \.main),
+      "Processed: ObserverSlotFields is not laid out as SlotMemory expects")
+    return true
+  }()
 
   /// The slot's lock and cancellation counter.
   @inlinable @inline(__always)
@@ -41,6 +55,7 @@ extension ObserverSlot {
   /// A new slot, closed from the start when `closed` (its registry is gone: observers added to it are inert).
   @usableFromInline
   static func make(closed: Bool = false) -> ObserverSlot {
+    _ = layoutIsChecked
     let slot = unsafeDowncast(
       create(minimumCapacity: 1) { _ in ObserverSlotFields(isClosed: closed) }, to: ObserverSlot.self)
     processed_slot_sync_init(slot.sync)

@@ -26,8 +26,18 @@
 /// The stored properties of a class are read with the standard library's reflection (`_forEachField`, the field
 /// offsets and types of the class and its superclasses), once per class; a class it cannot read keeps key-path
 /// writes.
+///
+/// Off with `-D PROCESSED_NO_STORED_WRITES` (`swift test -Xswiftc -DPROCESSED_NO_STORED_WRITES`): every write then
+/// goes through its key path. CI runs the suite once that way, so the key-path path stays correct on its own.
 @usableFromInline @MainActor
 enum StoredProperties {
+  /// Whether key-path writes may be turned into stores (the compile-time switch above).
+  #if PROCESSED_NO_STORED_WRITES
+    nonisolated static let isEnabled = false
+  #else
+    nonisolated static let isEnabled = true
+  #endif
+
   /// The stored properties of each class met, by offset: the type of each.
   @exclusivity(unchecked) static var fieldsByClass: [ObjectIdentifier: [Int: Any.Type]] = [:]
   /// The last answer, so that loading the same kind of state again costs a few comparisons.
@@ -36,6 +46,7 @@ enum StoredProperties {
   /// The offset of the stored property of type `State` at `address` in `model`, or `0` when `address` is not one.
   @usableFromInline
   static func offset<State>(of address: UInt, in model: AnyObject, as type: State.Type) -> Int {
+    guard isEnabled else { return 0 }
     let base = UInt(bitPattern: Unmanaged.passUnretained(model).toOpaque())
     let offset = Int(bitPattern: address &- base)
     let modelType = ObjectIdentifier(Swift.type(of: model))
