@@ -1,0 +1,103 @@
+/// The key of one value in a `LoadCache`: the type of the value and a list of components.
+///
+/// A key names what it holds: `CacheKey<[Post]>("posts", 42)` is the key of a user's posts. Two keys are equal when
+/// their `Value` types are the same and their components are equal, in order; components compare as `AnyHashable`
+/// does, so `1` and `Int64(1)` are the same component. A key is never derived from a `hashValue` or a description.
+/// Keys of different `Value` types never name the same entry, even with equal components.
+///
+/// Give keys a home in an extension, so that every screen spells a key the same way:
+///
+/// ```swift
+/// extension CacheKey where Value == [Post] {
+///   static func posts(of user: User.ID) -> Self { CacheKey("posts", user) }
+/// }
+///
+/// $posts.load(.posts(of: user.id), in: cache) { try await api.posts(of: user.id) }
+/// cache.invalidate(prefix: "posts")  // every key whose first component is "posts"
+/// ```
+///
+/// Order the components from the most general to the most specific: the cache's `invalidate(prefix:)` matches
+/// the leading components of keys of every `Value` type.
+///
+/// A component that is not equal to itself (such as `Double.nan`) makes a key that no other key equals, not even
+/// one built from the same components: its value can be written but not found again with a new key.
+public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvertible {
+  /// The components, in order; never empty.
+  let storage: CacheKeyComponents
+
+  /// Creates a key from its components, in order, from the most general to the most specific.
+  ///
+  /// ```swift
+  /// let key = CacheKey<[Post]>("posts", 42)
+  /// print(key)  // CacheKey<Array<Post>>(posts, 42)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - first: The first component.
+  ///   - rest: The components after it.
+  public init(_ first: some Hashable & Sendable, _ rest: any Hashable & Sendable...) {
+    var components = [AnyHashable]()
+    components.reserveCapacity(1 + rest.count)
+    components.append(AnyHashable(first))
+    for component in rest {
+      components.append(AnyHashable(component))
+    }
+    storage = CacheKeyComponents(components)
+  }
+
+  /// The key written as `CacheKey<Value>(c1, c2, …)`, each component as `String(describing:)` writes it.
+  ///
+  /// ```swift
+  /// CacheKey<Int>("count", 7).description  // "CacheKey<Int>(count, 7)"
+  /// ```
+  public var description: String {
+    let components = storage.values.map { String(describing: $0.base) }
+    return "CacheKey<\(String(describing: Value.self))>(\(components.joined(separator: ", ")))"
+  }
+
+  /// The components, in order, as they compare.
+  var components: [AnyHashable] { storage.values }
+
+  /// The key with its `Value` type as data, for a dictionary holding keys of every type.
+  var erased: AnyCacheKey { AnyCacheKey(valueType: Value.self, storage: storage) }
+}
+
+/// A ``CacheKey`` of any `Value` type: the type's identity and the components.
+///
+/// Equal exactly when the typed keys are: same `Value` type, equal components in order.
+struct AnyCacheKey: Hashable, Sendable, CustomStringConvertible {
+  /// The identity of the key's `Value` type.
+  let valueType: ObjectIdentifier
+  /// The components, in order.
+  let storage: CacheKeyComponents
+
+  init(valueType: Any.Type, storage: CacheKeyComponents) {
+    self.valueType = ObjectIdentifier(valueType)
+    self.storage = storage
+  }
+
+  init(valueType: ObjectIdentifier, storage: CacheKeyComponents) {
+    self.valueType = valueType
+    self.storage = storage
+  }
+
+  /// The components, in order, as they compare.
+  var components: [AnyHashable] { storage.values }
+
+  var description: String {
+    "AnyCacheKey(\(storage.values.map { String(describing: $0.base) }.joined(separator: ", ")))"
+  }
+}
+
+/// A key's components, compared and hashed as `AnyHashable`.
+///
+/// `@unchecked Sendable` because `AnyHashable` is not `Sendable`. Invariant: every value was `Sendable` when it was
+/// given (the initializers of ``CacheKey`` take only `Sendable` components, a prefix query the same), and the array
+/// is never mutated after it is stored.
+struct CacheKeyComponents: Hashable, @unchecked Sendable {
+  let values: [AnyHashable]
+
+  init(_ values: [AnyHashable]) {
+    self.values = values
+  }
+}

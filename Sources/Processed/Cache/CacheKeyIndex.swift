@@ -1,0 +1,191 @@
+/// A map from cache keys of every `Value` type to elements that also finds every key whose components start with
+/// given ones, in time proportional to the prefix's length plus the number of keys found.
+///
+/// A dictionary answers lookups; a trie over the components answers prefix queries. Each trie node is a key's
+/// leading components: its children are keyed by the next component, and it records the `Value` types of the keys
+/// that end at it. A node exists only while a key ends at it or below it, so a query visits only nodes on paths to
+/// keys it returns, and memory returns when keys go.
+///
+/// ```swift
+/// var index = CacheKeyIndex<Int>()
+/// index[CacheKey<[Post]>("posts", 1).erased] = 10
+/// index[CacheKey<User>("users", 1).erased] = 20
+/// index.keys(withPrefix: ["posts"])  // [the posts key]
+/// ```
+struct CacheKeyIndex<Element> {
+  /// Every key and its element.
+  private var elements: [AnyCacheKey: Element] = [:]
+  /// The same keys, by their components. Invariant: it holds exactly the keys of `elements`.
+  private var trie = CacheKeyTrie()
+
+  init() {}
+
+  /// The element of `key`; setting `nil` removes the key.
+  subscript(key: AnyCacheKey) -> Element? {
+    get { elements[key] }
+    set {
+      if let newValue {
+        if elements.updateValue(newValue, forKey: key) == nil {
+          trie.insert(key)
+        }
+      } else {
+        removeValue(forKey: key)
+      }
+    }
+  }
+
+  /// Removes `key` and returns its element, or `nil` when it had none.
+  @discardableResult
+  mutating func removeValue(forKey key: AnyCacheKey) -> Element? {
+    guard let element = elements.removeValue(forKey: key) else { return nil }
+    trie.remove(key)
+    return element
+  }
+
+  /// Removes every key.
+  mutating func removeAll() {
+    elements = [:]
+    trie = CacheKeyTrie()
+  }
+
+  /// The number of keys.
+  var count: Int { elements.count }
+
+  /// The elements, in no particular order.
+  var values: Dictionary<AnyCacheKey, Element>.Values { elements.values }
+
+  /// Calls `body` with each key and its element, in no particular order.
+  func forEach(_ body: (AnyCacheKey, Element) throws -> Void) rethrows {
+    for (key, element) in elements {
+      try body(key, element)
+    }
+  }
+
+  /// Every key, of any `Value` type, whose components start with `prefix`, in no particular order; an empty prefix
+  /// matches every key, a prefix longer than a key never matches it.
+  func keys(withPrefix prefix: [AnyHashable]) -> [AnyCacheKey] {
+    trie.keys(withPrefix: CacheKeyComponents(prefix))
+  }
+
+  /// The number of trie nodes, the root included (1 when empty).
+  var nodeCount: Int { trie.root.nodeCount }
+}
+
+extension CacheKeyIndex: Sendable where Element: Sendable {}
+
+/// The trie of a ``CacheKeyIndex``.
+struct CacheKeyTrie: Sendable {
+  /// The node of no components.
+  private(set) var root = CacheKeyTrieNode()
+
+  /// Adds `key`, which it does not hold.
+  mutating func insert(_ key: AnyCacheKey) {
+    root.insert(key, from: 0)
+  }
+
+  /// Removes `key`, which it holds, and every node left with no key at or below it.
+  mutating func remove(_ key: AnyCacheKey) {
+    root.remove(key, from: 0)
+  }
+
+  /// Every key whose components start with `prefix`.
+  func keys(withPrefix prefix: CacheKeyComponents) -> [AnyCacheKey] {
+    var node = root
+    var edge: CacheKeyEdge?
+    for depth in prefix.values.indices {
+      guard let index = node.children.index(forKey: CacheKeyEdge(prefix, depth)) else { return [] }
+      // The stored edge, so that the keys found carry their own components, not the prefix's.
+      (edge, node) = (node.children[index].key, node.children[index].value)
+    }
+    var keys = [AnyCacheKey]()
+    node.collect(reachedBy: edge, into: &keys)
+    return keys
+  }
+}
+
+/// A node of a ``CacheKeyTrie``: a sequence of leading components.
+///
+/// A value type, so that a leaf costs no allocation of its own: an empty `children` and a single `Value` type are
+/// stored inline.
+struct CacheKeyTrieNode: Sendable {
+  /// The nodes one component longer, by that component.
+  var children: [CacheKeyEdge: CacheKeyTrieNode] = [:]
+  /// The `Value` type of one key ending here.
+  private var firstEnd: ObjectIdentifier?
+  /// The `Value` types of the other keys ending here. Invariant: empty when `firstEnd` is `nil`.
+  private var otherEnds: [ObjectIdentifier] = []
+
+  /// Whether no key ends at or below this node.
+  var isEmpty: Bool { firstEnd == nil && children.isEmpty }
+
+  /// The number of nodes in this subtree, this one included.
+  var nodeCount: Int { children.values.reduce(1) { $0 + $1.nodeCount } }
+
+  mutating func insert(_ key: AnyCacheKey, from depth: Int) {
+    guard depth < key.storage.values.count else {
+      if firstEnd == nil { firstEnd = key.valueType } else { otherEnds.append(key.valueType) }
+      return
+    }
+    children[CacheKeyEdge(key.storage, depth), default: CacheKeyTrieNode()].insert(key, from: depth + 1)
+  }
+
+  mutating func remove(_ key: AnyCacheKey, from depth: Int) {
+    guard depth < key.storage.values.count else {
+      if firstEnd == key.valueType {
+        firstEnd = otherEnds.popLast()
+      } else if let index = otherEnds.firstIndex(of: key.valueType) {
+        otherEnds.remove(at: index)
+      }
+      return
+    }
+    guard let index = children.index(forKey: CacheKeyEdge(key.storage, depth)) else { return }
+    children.values[index].remove(key, from: depth + 1)
+    if children.values[index].isEmpty {
+      children.remove(at: index)
+    }
+  }
+
+  /// Appends the keys at or below this node, which `edge` leads to (`nil`: the root).
+  func collect(reachedBy edge: CacheKeyEdge?, into keys: inout [AnyCacheKey]) {
+    if let firstEnd {
+      let components = edge?.path ?? CacheKeyComponents([])
+      keys.append(AnyCacheKey(valueType: firstEnd, storage: components))
+      for valueType in otherEnds {
+        keys.append(AnyCacheKey(valueType: valueType, storage: components))
+      }
+    }
+    for (childEdge, child) in children {
+      child.collect(reachedBy: childEdge, into: &keys)
+    }
+  }
+}
+
+/// The component at `depth` of some key's components, compared and hashed as that component alone.
+///
+/// It refers to the components of the key that created its node instead of holding a copy, so an edge costs two
+/// words. Invariant: that key's first `depth` components are the components of the edge's parent node. It keeps
+/// those components alive while the node exists, even after the key is removed.
+struct CacheKeyEdge: Hashable, Sendable {
+  let source: CacheKeyComponents
+  let depth: Int
+
+  init(_ source: CacheKeyComponents, _ depth: Int) {
+    self.source = source
+    self.depth = depth
+  }
+
+  var component: AnyHashable { source.values[depth] }
+
+  /// The components of the node the edge leads to: the source's first `depth + 1`.
+  var path: CacheKeyComponents {
+    source.values.count == depth + 1 ? source : CacheKeyComponents(Array(source.values[...depth]))
+  }
+
+  static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.component == rhs.component
+  }
+
+  func hash(into hasher: inout Hasher) {
+    hasher.combine(component)
+  }
+}

@@ -1,0 +1,96 @@
+import Testing
+
+@testable import Processed
+
+/// Keys: equal when their `Value` types are the same and their components are equal in order, compared as
+/// `AnyHashable`; never by hash value or description; written as `CacheKey<V>(c1, c2, …)`.
+@Suite struct CacheKeyTests {
+  @Test func keysWithEqualComponentsInOrderAreEqualAndHashAlike() {
+    let key = CacheKey<Int>("posts", 42)
+    #expect(key == CacheKey<Int>("posts", 42))
+    #expect(key.hashValue == CacheKey<Int>("posts", 42).hashValue)
+    #expect(Set([key, CacheKey<Int>("posts", 42)]).count == 1)
+    #expect(key != CacheKey<Int>("posts", 43))
+    #expect(key != CacheKey<Int>("posts"))
+    #expect(key != CacheKey<Int>("posts", 42, "comments"))
+  }
+
+  @Test func orderOfComponentsMatters() {
+    #expect(CacheKey<Int>("a", "b") != CacheKey<Int>("b", "a"))
+    #expect(CacheKey<Int>(1, 2) != CacheKey<Int>(2, 1))
+    #expect(CacheKey<Int>(1, 2).erased != CacheKey<Int>(2, 1).erased)
+  }
+
+  @Test func integersOfDifferentTypesWithTheSameValueAreTheSameComponent() {
+    let key = CacheKey<String>("user", 1)
+    for component: any Hashable & Sendable in [Int64(1), UInt8(1), Int32(1)] {
+      let other = CacheKey<String>("user", component)
+      #expect(key == other)
+      #expect(key.hashValue == other.hashValue)
+      #expect(key.erased == other.erased)
+      #expect(key.erased.hashValue == other.erased.hashValue)
+    }
+    #expect([key.erased: "found"][CacheKey<String>("user", Int64(1)).erased] == "found")
+    #expect(key != CacheKey<String>("user", Int64(2)))
+  }
+
+  @Test func erasedKeysOfDifferentValueTypesDifferEvenWithEqualComponents() {
+    let intKey = CacheKey<Int>("a").erased
+    let stringKey = CacheKey<String>("a").erased
+    #expect(intKey != stringKey)
+    #expect(intKey.components == stringKey.components)
+    #expect(Set([intKey, stringKey, CacheKey<Int>("a").erased]).count == 2)
+    #expect(CacheKey<[Int]>("a", 1).erased != CacheKey<[Int]?>("a", 1).erased)
+    // The same type however it is spelled.
+    #expect(CacheKey<[Int]>("a", 1).erased == CacheKey<Array<Int>>("a", 1).erased)
+  }
+
+  @Test func equalityIsNotDerivedFromDescriptionsOrHashValues() {
+    // Equal descriptions, different values.
+    #expect(CacheKey<Int>(Named("x")).description == CacheKey<Int>("x").description)
+    #expect(CacheKey<Int>(Named("x")) != CacheKey<Int>("x"))
+    #expect(CacheKey<Int>("1") != CacheKey<Int>(1))
+    // Equal hash values, different values.
+    #expect(Colliding(1).hashValue == Colliding(2).hashValue)
+    #expect(CacheKey<Int>(Colliding(1)) != CacheKey<Int>(Colliding(2)))
+    #expect(CacheKey<Int>(Colliding(1)) == CacheKey<Int>(Colliding(1)))
+    #expect(Set([CacheKey<Int>(Colliding(1)), CacheKey<Int>(Colliding(2))]).count == 2)
+  }
+
+  @Test func descriptionWritesTheValueTypeAndEachComponent() {
+    #expect(CacheKey<Int>("count", 7).description == "CacheKey<Int>(count, 7)")
+    #expect(CacheKey<[String]>("posts", 42).description == "CacheKey<Array<String>>(posts, 42)")
+    #expect(CacheKey<String?>("x").description == "CacheKey<Optional<String>>(x)")
+    #expect(CacheKey<Int>("user", Int64(1), Named("me")).description == "CacheKey<Int>(user, 1, me)")
+    #expect("\(CacheKey<Bool>(true))" == "CacheKey<Bool>(true)")
+  }
+
+  @Test func componentsKeepTheirOrderAndValues() {
+    let key = CacheKey<Int>("posts", 42, Named("n"))
+    #expect(key.components == [AnyHashable("posts"), AnyHashable(42), AnyHashable(Named("n"))])
+    #expect(key.erased.components == key.components)
+    #expect(key.components[1].base is Int)
+  }
+
+  @Test func aComponentNotEqualToItselfMakesAKeyThatNoOtherKeyEquals() {
+    let key = CacheKey<Int>("ratio", Double.nan)
+    let again = CacheKey<Int>("ratio", Double.nan)
+    #expect(key != again)
+    #expect([key.erased: 1][again.erased] == nil)
+    #expect(CacheKey<Int>("ratio", 0.5) == CacheKey<Int>("ratio", 0.5))
+  }
+}
+
+/// A component whose description is its name, so that it describes like a `String` without being one.
+private struct Named: Hashable, Sendable, CustomStringConvertible {
+  let name: String
+  init(_ name: String) { self.name = name }
+  var description: String { name }
+}
+
+/// A component whose values all hash alike.
+private struct Colliding: Hashable, Sendable {
+  let value: Int
+  init(_ value: Int) { self.value = value }
+  func hash(into hasher: inout Hasher) { hasher.combine(0) }
+}
