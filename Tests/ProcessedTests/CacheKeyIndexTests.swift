@@ -127,6 +127,32 @@ import Testing
     #expect(index.keys(withPrefix: ["n"]) == [CacheKey<Int>("n", 3).erased])
   }
 
+  @Test func storageShrinksWhenMostKeysAreRemoved() {
+    var index = CacheKeyIndex<Int>()
+    for number in 0..<1_000 { index[CacheKey<Int>("n", number).erased] = number }
+    // The elements and the children of "n" have room for 1,000 keys each.
+    #expect(index.storageCapacity >= 2_000)
+    for number in 10..<1_000 { index[CacheKey<Int>("n", number).erased] = nil }
+    #expect(index.storageCapacity < 200)
+    #expect(Set(index.keys(withPrefix: ["n"])) == Set((0..<10).map { CacheKey<Int>("n", $0).erased }))
+    #expect((0..<10).allSatisfy { index[CacheKey<Int>("n", $0).erased] == $0 })
+  }
+
+  @Test func aSparseDictionaryMovesToSmallerStorageKeepingItsContents() {
+    var dictionary = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ($0, $0) })
+    dictionary.shrinkIfSparse()
+    let full = dictionary.capacity
+    #expect(full >= 1_000)
+    // More than an eighth of the room is used: it stays.
+    for key in (full / 8 + 1)..<1_000 { dictionary[key] = nil }
+    dictionary.shrinkIfSparse()
+    #expect(dictionary.capacity == full)
+    for key in 5...(full / 8) { dictionary[key] = nil }
+    dictionary.shrinkIfSparse()
+    #expect(dictionary.capacity < 64)
+    #expect(dictionary == [0: 0, 1: 1, 2: 2, 3: 3, 4: 4])
+  }
+
   @Test func iteratesEveryKeyAndElement() {
     var index = CacheKeyIndex<Int>()
     for number in 0..<5 { index[CacheKey<Int>("n", number).erased] = number * 10 }

@@ -38,6 +38,7 @@ struct CacheKeyIndex<Element> {
   @discardableResult
   mutating func removeValue(forKey key: AnyCacheKey) -> Element? {
     guard let element = elements.removeValue(forKey: key) else { return nil }
+    elements.shrinkIfSparse()
     trie.remove(key)
     return element
   }
@@ -69,6 +70,9 @@ struct CacheKeyIndex<Element> {
 
   /// The number of trie nodes, the root included (1 when empty).
   var nodeCount: Int { trie.root.nodeCount }
+
+  /// How many keys the storage of the elements and of the trie's nodes has room for, in total.
+  var storageCapacity: Int { elements.capacity + trie.root.childCapacity }
 }
 
 extension CacheKeyIndex: Sendable where Element: Sendable {}
@@ -121,6 +125,9 @@ struct CacheKeyTrieNode: Sendable {
   /// The number of nodes in this subtree, this one included.
   var nodeCount: Int { children.values.reduce(1) { $0 + $1.nodeCount } }
 
+  /// The total capacity of the children dictionaries in this subtree.
+  var childCapacity: Int { children.values.reduce(children.capacity) { $0 + $1.childCapacity } }
+
   mutating func insert(_ key: AnyCacheKey, from depth: Int) {
     guard depth < key.storage.values.count else {
       if firstEnd == nil { firstEnd = key.valueType } else { otherEnds.append(key.valueType) }
@@ -142,6 +149,7 @@ struct CacheKeyTrieNode: Sendable {
     children.values[index].remove(key, from: depth + 1)
     if children.values[index].isEmpty {
       children.remove(at: index)
+      children.shrinkIfSparse()
     }
   }
 
@@ -157,6 +165,20 @@ struct CacheKeyTrieNode: Sendable {
     for (childEdge, child) in children {
       child.collect(reachedBy: childEdge, into: &keys)
     }
+  }
+}
+
+extension Dictionary {
+  /// Moves the contents to smaller storage once at most an eighth of the capacity is used, since removals never
+  /// shrink a dictionary. Amortized O(1) per removal: rebuilt with `n` keys, it has room for `2n` to `6n`, so the
+  /// next rebuild comes after at least `n / 4` more removals.
+  mutating func shrinkIfSparse() {
+    guard capacity >= 64, count <= capacity / 8 else { return }
+    var smaller = Self(minimumCapacity: count * 2)
+    for (key, value) in self {
+      smaller[key] = value
+    }
+    self = smaller
   }
 }
 
