@@ -6,6 +6,9 @@ processed_notification_state processed_notifications;
 // The key-path writes in progress (main actor only; zero: none).
 processed_keypath_write_state processed_keypath_writes;
 
+// The number of states bound to a cache entry (main actor only).
+processed_cache_state processed_cache;
+
 #if PROCESSED_FUTEX_LOCK
 #include <linux/futex.h>
 #include <sys/syscall.h>

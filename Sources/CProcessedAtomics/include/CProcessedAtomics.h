@@ -1,7 +1,8 @@
 // The C half of the package's speed-only machinery (see Sources/Processed/Unsafe/README.md): C11 atomics, the lock of
-// an observer slot, the process-wide notification bookkeeping, and the main actor's key-path write depth. Swift's own
-// `Synchronization.Atomic` and `Mutex` need macOS 15 / iOS 18, above this package's floor (and `Mutex` is built on
-// futexes the thread sanitizer does not model on Linux), so these are C11 atomics, and the slot's lock is
+// an observer slot, the process-wide notification bookkeeping, and the main actor's key-path write depth and count
+// of states bound to a cache. Swift's own `Synchronization.Atomic` and `Mutex` need macOS 15 / iOS 18, above this
+// package's floor (and `Mutex` is built on futexes the thread sanitizer does not model on Linux), so these are C11
+// atomics, and the slot's lock is
 // `os_unfair_lock` on Apple platforms, a small futex lock on C11 atomics on Linux (see `processed_slot_lock`) and
 // `pthread_mutex_t` elsewhere; the thread sanitizer models all three.
 //
@@ -249,5 +250,20 @@ extern processed_keypath_write_state processed_keypath_writes;
 static inline uint16_t processed_keypath_write_depth(void) { return processed_keypath_writes.depth; }
 
 static inline void processed_keypath_set_write_depth(uint16_t depth) { processed_keypath_writes.depth = depth; }
+
+// MARK: Cache bindings (main actor only)
+
+/// How many states are bound to a `LoadCache` entry (see `CacheBindings` in Swift): while none is, a load's start
+/// and cancel pay one load of this field for the cache. Main-actor only, like the key-path write depth.
+typedef struct {
+  uint32_t bound_states;
+} processed_cache_state;
+
+/// Defined in CProcessedAtomics.c.
+extern processed_cache_state processed_cache;
+
+static inline uint32_t processed_cache_bound_states(void) { return processed_cache.bound_states; }
+
+static inline void processed_cache_set_bound_states(uint32_t count) { processed_cache.bound_states = count; }
 
 #endif

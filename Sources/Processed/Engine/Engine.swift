@@ -1,3 +1,5 @@
+public import CProcessedAtomics
+
 /// The one engine behind every load and process, wrapper and key path alike.
 ///
 /// A load moves through these steps (see `Documentation/Architecture.md`):
@@ -65,6 +67,7 @@ extension StateHost {
   func launch(
     _ plan: LoadPlan<State>, writingStartState: Bool, priority: TaskPriority?, currentState: State?
   ) -> Task<Void, Never> {
+    if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }
     tracker.clear()?.cancel()
     var plan = plan
     // A limited load queues when it is called (a debounced one once its debounce is over).
@@ -162,6 +165,7 @@ extension StateHost {
   /// Cancels the current load, if any; the state stays as it is.
   @inlinable @inline(__always)
   func cancelLoad() {
+    if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }
     guard tracker.isRunning else { return }
     let task = tracker.task
     endLoad()
@@ -221,6 +225,13 @@ extension StateHost {
       endLoad()
       return
     }
+    complete(with: outcome, keepingContent: keepingContent)
+  }
+
+  /// Ends the current load with `outcome` (the caller checked that the load may still write): a load's own end, or
+  /// a cache entry's fetch ending the load of a state that waits for it (see `CacheBinding`).
+  @inlinable
+  func complete(with outcome: LoadOutcome<State>, keepingContent: Bool = false) {
     switch outcome {
     case .write(let state):
       // The error kept beside the state: a failed refresh's; a success clears it; an ordinary failure (which the

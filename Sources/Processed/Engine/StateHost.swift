@@ -24,6 +24,8 @@ protocol StateHost<State>: AnyObject, Sendable {
   /// `HostReference.storeIfCurrent`): the host keeps itself alive until the call returns, also when the write ends
   /// its load.
   func storeUnretained(_ state: State)
+  /// Which state this is, for a ``LoadCache`` binding; `nil` for a host that is not a user's state (a cache entry).
+  var cacheIdentity: BoundStateID? { get }
   /// Called when the host no longer has a current load (it ended, was cancelled or reset).
   func loadDidEnd()
   /// The reference to this host that its loads' tasks hold; see ``hostReference``.

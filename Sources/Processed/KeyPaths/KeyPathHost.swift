@@ -1,3 +1,5 @@
+public import CProcessedAtomics
+
 /// The host of a state that lives at a key path of a class, for ``LoadableSupport`` and ``ProcessSupport``.
 ///
 /// No stored property is asked of the class: hosts live in one main-actor table keyed by the instance's identity and
@@ -147,6 +149,9 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     if isRetired, unretainedWrites == 0 { RunningKeyPathHosts.release(retired: self) }
   }
 
+  @usableFromInline
+  var cacheIdentity: BoundStateID? { BoundStateID(model, key.keyPath) }
+
   @inlinable
   func loadDidEnd() {
     if unretainedWrites != 0, !isRetired {
@@ -224,8 +229,10 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   static func cancel(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) {
     if let storage = WrapperLookup.read(model, keyPath).storage {
       storage.cancelLoad()
-    } else {
-      running(model, keyPath)?.cancelLoad()
+    } else if let host = running(model, keyPath) {
+      host.cancelLoad()
+    } else if processed_cache_bound_states() != 0 {
+      CacheBindings.stateWillChange(BoundStateID(model, keyPath))
     }
   }
 

@@ -42,6 +42,9 @@ class KeyPathTarget<State: ManagedState & Sendable> {
   }
 
   @usableFromInline var lastValueState: State? { nil }
+
+  /// A binding of this state to a ``LoadCache`` entry; `nil` once the model is gone.
+  func makeCacheBinding<Value>(_ type: Value.Type) -> CacheBinding<Value>? { nil }
 }
 
 /// A task that has ended, returned by the operations of a controller whose model is gone.
@@ -96,6 +99,15 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     }
     return KeyPathHost.startAwaited(
       model, keyPath, KeyPathAccess(keyPath), plan, silently: silently, options: options, refreshing: refreshing)
+  }
+
+  override func makeCacheBinding<Value>(_ type: Value.Type) -> CacheBinding<Value>? {
+    guard let model else { return nil }
+    // `State` is `LoadableState<Value>`: the cached faces exist only for loadable states of that value type.
+    if let storage = WrapperLookup.read(model, keyPath).storage {
+      return StorageCacheBinding(unsafeDowncast(storage, to: StateStorage<LoadableState<Value>>.self))
+    }
+    return KeyPathCacheBinding(model, keyPath as! ReferenceWritableKeyPath<Model, LoadableState<Value>>)
   }
 
   @usableFromInline override func cancel() {

@@ -35,6 +35,9 @@ public struct LoadOptions: Sendable {
   public var overlap: OverlapPolicy
   /// A limiter shared with other states, which caps how many blocks run at once. Default: `nil`, no limit.
   public var limiter: LoadLimiter?
+  /// For a load of a ``CacheKey`` in a ``LoadCache``: how long a value written to the cache stays fresh (a load of a
+  /// fresh value writes it and runs no block). `nil` (the default): the cache's own `staleTime`.
+  public var staleTime: Duration?
   /// The clock every wait of the load sleeps on: interrupts, the timeout, retry delays, debounce. Default:
   /// `ContinuousClock()`.
   public var clock: any Clock<Duration>
@@ -51,10 +54,11 @@ public struct LoadOptions: Sendable {
   ///   - debounce: Whether a load waits before it starts.
   ///   - overlap: What a call does while a load is in progress.
   ///   - limiter: A limiter shared with other states.
+  ///   - staleTime: How long a cached value stays fresh; `nil`: the cache's.
   ///   - clock: The clock every wait sleeps on.
   public init(
     retry: RetryPolicy = .never, timeout: Duration? = nil, debounce: Debounce? = nil,
-    overlap: OverlapPolicy = .cancelRunning, limiter: LoadLimiter? = nil,
+    overlap: OverlapPolicy = .cancelRunning, limiter: LoadLimiter? = nil, staleTime: Duration? = nil,
     clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.retry = retry
@@ -62,6 +66,7 @@ public struct LoadOptions: Sendable {
     self.debounce = debounce
     self.overlap = overlap
     self.limiter = limiter
+    self.staleTime = staleTime
     self.clock = clock
   }
 

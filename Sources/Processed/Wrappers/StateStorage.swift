@@ -78,6 +78,9 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   @inlinable
   func loadDidEnd() {}
 
+  @usableFromInline
+  var cacheIdentity: BoundStateID? { BoundStateID(self, nil) }
+
   /// Connects the storage to the model that contains it, the first time the model reaches it.
   @inlinable
   func connect<Model: AnyObject>(to model: Model, keyPath: KeyPath<Model, State>) {

@@ -1,0 +1,20 @@
+/// A cache entry, whatever its value type: what the cache's index holds, sweeps and invalidates.
+@MainActor
+class AnyCacheEntry {
+  let key: AnyCacheKey
+  /// Set when the entry last became idle (see ``LoadCache``'s garbage collection); `0` while it is not idle.
+  var idleStamp: UInt64 = 0
+
+  init(key: AnyCacheKey) {
+    self.key = key
+  }
+
+  /// Whether the entry has no bound state and no fetch in flight.
+  var isIdle: Bool { fatalError("abstract") }
+  /// Whether the entry holds a value or a last error (an entry with neither is removed as soon as it is idle).
+  var holdsSomething: Bool { fatalError("abstract") }
+  /// Marks the value stale; fetches again at once when a state is bound (see ``LoadCache/invalidate(_:)``).
+  func invalidate() { fatalError("abstract") }
+  /// The entry leaves its cache: its fetch stops without writing, its states are unbound and keep what they show.
+  func drop() { fatalError("abstract") }
+}

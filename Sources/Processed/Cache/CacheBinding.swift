@@ -1,0 +1,82 @@
+/// A state bound to a cache entry: the entry writes it through the state's own write path (observers, `states`, the
+/// Observation bridge), and ends the load of the state that waits for the entry's fetch.
+///
+/// A binding holds its state's owner weakly; once the owner is gone, the entry drops the binding the next time it
+/// writes. Subclasses say how to reach the state: ``StorageCacheBinding`` (a wrapper's storage) and
+/// ``KeyPathCacheBinding`` (a key path of a class).
+@MainActor
+class CacheBinding<Value: Sendable>: AnyCacheBinding {
+  typealias State = LoadableState<Value>
+
+  /// The entry the state is bound to; `nil` once unbound.
+  weak var entry: CacheEntry<Value>?
+  /// The state's load that waits for the entry's fetch (its id on the state's tracker), and what ends its block.
+  var waitingLoad: UInt64 = 0
+  var waitSignal: FirstSignal<Bool>?
+
+  /// The options of the state's declaration (a wrapper's), for a call given none.
+  var declaredOptions: LoadOptions? { nil }
+
+  /// The state's host: the running one, or one made for a write; `nil` once the owner is gone.
+  func host() -> (any StateHost<State>)? { fatalError("abstract") }
+
+  /// Starts the load of the state that waits for the entry's fetch, as the cache (it keeps the state bound).
+  func startLoad(_ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?) -> Task<Void, Never> {
+    fatalError("abstract")
+  }
+
+  /// ``startLoad(_:silently:priority:)`` for an `async` caller.
+  func startAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool) -> AwaitedLoad { fatalError("abstract") }
+
+  /// Whether the state's waiting load is still its current one.
+  var isWaiting: Bool {
+    guard waitingLoad != 0, let host = host() else { return false }
+    return host.tracker.isCurrent(waitingLoad)
+  }
+
+  /// Makes a load of the state that waits until the entry's fetch ends; the entry writes its outcome.
+  func waitingPlan() -> LoadPlan<State> {
+    let signal = FirstSignal<Bool>()
+    waitSignal = signal
+    return .load(yielding: { _ in await LoadJoin.wait(until: signal) })
+  }
+
+  /// Records the load just started on the state as the one that waits.
+  func noteWaitingLoad() {
+    waitingLoad = host()?.tracker.currentID ?? 0
+  }
+
+  /// Writes the entry's outcome: `state` (or, when `nil`, keeps what the state shows and records `error` as its
+  /// activity's last error). A waiting load ends with the write, as if it had fetched the outcome itself.
+  func deliver(_ state: State?, error: (any Error)? = nil) {
+    defer { releaseWait() }
+    guard let host = host() else { return }
+    CacheBindings.asCache {
+      if waitingLoad != 0, host.tracker.isCurrent(waitingLoad) {
+        if let state {
+          host.complete(with: .write(state))
+        } else if let error {
+          host.complete(with: .write(.error(error)), keepingContent: true)
+        }
+      } else if let state {
+        if state.isLoaded { host.keepError(nil) }
+        host.store(state)
+        host.publishActivity()
+      } else if let error {
+        host.keepError(error)
+        host.publishActivity()
+      }
+    }
+  }
+
+  /// Ends the wait of the state's waiting load (its block returns; the load ends unless the entry wrote it).
+  func releaseWait() {
+    waitingLoad = 0
+    waitSignal?.signal(true)
+    waitSignal = nil
+  }
+
+  override func unbind() {
+    entry?.bindingDidLeave(self)
+  }
+}

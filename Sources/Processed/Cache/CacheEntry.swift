@@ -1,0 +1,158 @@
+/// One key's value in a ``LoadCache``: the value (if any), its last error, when it was written, whether it was
+/// invalidated, the fetch in flight and the states bound to it.
+///
+/// The entry's fetch is a load like any other, run by the one engine (the entry is its host): retry, timeout, the
+/// limiter, the clock and latest-wins hold for it. Its outcome goes to the entry, then to every bound state in the
+/// order they were bound, through each state's own write path. `set`, `remove`, `removeAll`, `invalidate` and a
+/// restarted fetch supersede the fetch in flight, so a fetch started before them never writes.
+@MainActor
+final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
+  typealias State = LoadableState<Value>
+
+  unowned let cache: LoadCache
+  var value: Value?
+  var lastError: (any Error)?
+  /// When the value was written, on the cache's clock (an offset from its origin).
+  var writtenAt: Duration = .zero
+  var invalidated = false
+  /// The bound states, in the order they were bound.
+  var bindings: [CacheBinding<Value>] = []
+  /// The block and options of the last fetch, or of the last call that bound a state (what `invalidate` runs).
+  var lastBlock: (@MainActor () async throws -> Value)?
+  var lastOptions: LoadOptions?
+
+  // StateHost
+  var tracker = LoadTracker()
+  var activityRecord: ActivityRecord?
+  var lastLoadCall: LoadCallMark?
+  var sharedHostReference: HostReference<CacheEntry>?
+  var declaredOptions: LoadOptions.Resolved? { nil }
+  var cacheIdentity: BoundStateID? { nil }
+  static var isReleasedOnMainActorOnly: Bool { false }
+
+  init(key: AnyCacheKey, cache: LoadCache) {
+    self.cache = cache
+    super.init(key: key)
+  }
+
+  var currentState: State {
+    if let value { return .loaded(value) }
+    if let lastError { return .error(lastError) }
+    return .absent
+  }
+
+  var isFetching: Bool { tracker.isRunning }
+
+  override var isIdle: Bool { bindings.isEmpty && !isFetching }
+  override var holdsSomething: Bool { value != nil || lastError != nil }
+
+  /// Whether the value is fresh: written less than `staleTime` ago and not invalidated.
+  func isFresh(staleTime: Duration) -> Bool {
+    guard value != nil, !invalidated else { return false }
+    return cache.clock.now() - writtenAt < staleTime
+  }
+
+  // MARK: Binding
+
+  /// Binds `binding`'s state (it left any earlier entry first), and records `block` and `options` for `invalidate`.
+  func bind(_ binding: CacheBinding<Value>, block: @escaping @MainActor () async throws -> Value, options: LoadOptions)
+  {
+    binding.entry = self
+    bindings.append(binding)
+    CacheBindings.table[binding.id] = binding
+    idleStamp = 0
+    lastBlock = block
+    lastOptions = options
+  }
+
+  /// `binding`'s state binds again: it leaves its place (the call binds it anew, last) without cancelling the fetch.
+  func rebind(_ binding: CacheBinding<Value>) {
+    remove(binding)
+  }
+
+  /// A bound state left (its next load, `cancel()`, `reset()`, a manual write): once no bound state waits for the
+  /// fetch in flight, the fetch is cancelled and the entry stays as it was.
+  func bindingDidLeave(_ binding: CacheBinding<Value>) {
+    remove(binding)
+    if isFetching, !bindings.contains(where: \.isWaiting) { cancelLoad() }
+    cache.entryMayBeIdle(self)
+  }
+
+  private func remove(_ binding: CacheBinding<Value>) {
+    binding.entry = nil
+    binding.releaseWait()
+    bindings.removeAll { $0 === binding }
+    if CacheBindings.table[binding.id] === binding { CacheBindings.table[binding.id] = nil }
+  }
+
+  // MARK: Fetching
+
+  /// Starts a fetch (superseding one in flight) with `block` and `options`; every bound state that does not wait yet
+  /// gets a load that waits for it (writing no `.loading`: it keeps what it shows).
+  func fetch(
+    _ block: @escaping @MainActor () async throws -> Value, options: LoadOptions, priority: TaskPriority?
+  ) {
+    lastBlock = block
+    lastOptions = options
+    var fetchOptions = options
+    // Debounce and overlap act on the calling state, before the call reaches the cache.
+    fetchOptions.debounce = nil
+    fetchOptions.overlap = .cancelRunning
+    start(.load(returning: block), silently: true, options: fetchOptions, priority: priority)
+    for binding in bindings where !binding.isWaiting {
+      _ = binding.startLoad(binding.waitingPlan(), silently: true, priority: priority)
+      binding.noteWaitingLoad()
+    }
+  }
+
+  /// Fetches again with the block and options of the last fetch or binding call, when a state is bound.
+  override func invalidate() {
+    invalidated = true
+    guard !bindings.isEmpty, let lastBlock else { return }
+    fetch(lastBlock, options: lastOptions ?? .default, priority: nil)
+  }
+
+  /// The fetch's outcome (the engine writes it after ending the fetch): to the entry, then to each bound state.
+  func store(_ state: State) {
+    switch state {
+    case .loaded(let newValue):
+      write(newValue)
+    case .error(let error):
+      lastError = error
+      deliverToBindings(value == nil ? .error(error) : nil, error: error)
+    case .loading, .absent:
+      break
+    }
+  }
+
+  /// Writes `newValue` (fresh from now) and `.loaded(newValue)` to every bound state.
+  func write(_ newValue: Value) {
+    value = newValue
+    lastError = nil
+    writtenAt = cache.clock.now()
+    invalidated = false
+    deliverToBindings(.loaded(newValue))
+  }
+
+  private func deliverToBindings(_ state: State?, error: (any Error)? = nil) {
+    for binding in bindings {
+      if binding.host() == nil {
+        remove(binding)
+        continue
+      }
+      binding.deliver(state, error: error)
+    }
+  }
+
+  /// The fetch ended (its outcome, if any, is written right after): the blocks of the states' waiting loads may
+  /// return. A restarted fetch does not end the first (the waits go on).
+  func loadDidEnd() {
+    for binding in bindings { binding.waitSignal?.signal(true) }
+    cache.entryMayBeIdle(self)
+  }
+
+  override func drop() {
+    cancelLoad()
+    for binding in bindings { remove(binding) }
+  }
+}

@@ -1,0 +1,38 @@
+/// A key-path state of a class bound to a cache entry (a plain stored property, not a wrapper).
+///
+/// A write the library does not see (`model.x = …` on a plain property) does not unbind it; `cancel(\.x)`,
+/// `reset(\.x)` and the state's next load do.
+@MainActor
+final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding<Value> {
+  weak var model: Model?
+  let keyPath: ReferenceWritableKeyPath<Model, State>
+
+  init(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) {
+    self.model = model
+    self.keyPath = keyPath
+    super.init(id: BoundStateID(model, keyPath))
+  }
+
+  override func host() -> (any StateHost<State>)? {
+    guard let model else { return nil }
+    return KeyPathHost.running(model, keyPath)
+      ?? KeyPathHost(
+        model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath), access: KeyPathAccess(keyPath))
+  }
+
+  override func startLoad(_ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?) -> Task<Void, Never> {
+    guard let model else { return KeyPathTargetEnded.task }
+    return CacheBindings.asCache {
+      KeyPathHost.forLoad(model, keyPath, KeyPathAccess(keyPath)).start(
+        plan, silently: silently, options: LoadOptions(), priority: priority)
+    }
+  }
+
+  override func startAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool) -> AwaitedLoad {
+    guard let model else { return AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false) }
+    return CacheBindings.asCache {
+      KeyPathHost.forLoad(model, keyPath, KeyPathAccess(keyPath)).startAwaited(
+        plan, silently: silently, options: LoadOptions())
+    }
+  }
+}

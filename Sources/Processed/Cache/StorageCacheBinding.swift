@@ -1,0 +1,26 @@
+/// A `@Loadable` wrapper's state bound to a cache entry (also when reached through a key path).
+@MainActor
+final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
+  weak var storage: StateStorage<State>?
+
+  init(_ storage: StateStorage<State>) {
+    self.storage = storage
+    super.init(id: BoundStateID(storage, nil))
+  }
+
+  override func host() -> (any StateHost<State>)? { storage }
+
+  override var declaredOptions: LoadOptions? { storage?.declaredOptions?.options }
+
+  override func startLoad(_ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?) -> Task<Void, Never> {
+    guard let storage else { return KeyPathTargetEnded.task }
+    return CacheBindings.asCache {
+      storage.start(plan, silently: silently, options: LoadOptions(), priority: priority)
+    }
+  }
+
+  override func startAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool) -> AwaitedLoad {
+    guard let storage else { return AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false) }
+    return CacheBindings.asCache { storage.startAwaited(plan, silently: silently, options: LoadOptions()) }
+  }
+}

@@ -1,0 +1,243 @@
+import ProcessedTesting
+import Testing
+
+@testable import Processed
+
+private struct Fetched: Error, Equatable { let code: Int }
+
+private extension CacheKey where Value == Int {
+  static func number(_ id: Int) -> Self { CacheKey("number", id) }
+}
+
+@MainActor
+private final class Screen {
+  @Loadable var number: LoadableState<Int>
+}
+
+@MainActor
+private final class KeyPathScreen: LoadableSupport, ObservableModel {
+  let observers = ObserverRegistry()
+  var number: LoadableState<Int> = .absent
+}
+
+@MainActor
+@Suite struct LoadCacheTests {
+  let clock = TestClock()
+
+  @Test func aMissIsAnOrdinaryLoadWhoseResultIsTheEntrys() async throws {
+    let cache = LoadCache(clock: clock)
+    let screen = Screen()
+    let recorder = StateRecorder(screen.$number)
+    await screen.$number.load(.number(1), in: cache) { 7 }
+    #expect(recorder.values == [.loading, .loaded(7)])
+    #expect(cache.value(for: .number(1)) == 7)
+    #expect(cache.count == 1)
+  }
+
+  @Test func aFreshHitIsWrittenInsideTheCallWithoutRunningTheBlock() async throws {
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    cache.set(5, for: .number(1))
+    let screen = Screen()
+    let recorder = StateRecorder(screen.$number)
+    var ran = false
+    let _: Task<Void, Never> = screen.$number.load(.number(1), in: cache) {
+      ran = true
+      return 6
+    }
+    #expect(recorder.values == [.loaded(5)])
+    #expect(screen.$number.activity.phase == .idle)
+    await Task.yield()
+    #expect(!ran)
+  }
+
+  @Test func aStaleHitShowsTheValueThenFetchesInTheBackgroundWithoutLoading() async throws {
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    cache.set(5, for: .number(1))
+    clock.advance(by: .seconds(10))  // stale at exactly staleTime
+    let screen = Screen()
+    let recorder = StateRecorder(screen.$number)
+    let gate = Gate()
+    let task: Task<Void, Never> = screen.$number.load(.number(1), in: cache) {
+      await gate.wait()
+      return 6
+    }
+    #expect(recorder.values == [.loaded(5)])
+    #expect(screen.$number.activity.isActive)
+    await gate.untilWaiting(1)
+    gate.open()
+    await task.value
+    #expect(recorder.values == [.loaded(5), .loaded(6)])
+    #expect(cache.value(for: .number(1)) == 6)
+  }
+
+  @Test func aStaleFetchThatFailsKeepsTheValueAndSetsLastError() async throws {
+    let cache = LoadCache(clock: clock)
+    cache.set(5, for: .number(1))
+    let screen = Screen()
+    await screen.$number.load(.number(1), in: cache) { throw Fetched(code: 1) }
+    #expect(screen.number == .loaded(5))
+    #expect(screen.$number.activity.lastError as? Fetched == Fetched(code: 1))
+  }
+
+  @Test func aHundredStatesLoadingOneKeyRunTheBlockOnce() async throws {
+    let cache = LoadCache(clock: clock)
+    let screens = (0..<100).map { _ in Screen() }
+    let gate = Gate()
+    var runs = 0
+    let tasks = screens.map { screen in
+      screen.$number.load(.number(1), in: cache) {
+        runs += 1
+        await gate.wait()
+        return 42
+      } as Task<Void, Never>
+    }
+    await gate.untilWaiting(1)
+    gate.open()
+    for task in tasks { await task.value }
+    #expect(runs == 1)
+    #expect(screens.allSatisfy { $0.number == .loaded(42) })
+  }
+
+  @Test func refreshRestartsARunningFetchAndTheOldAnswerIsNeverWritten() async throws {
+    let cache = LoadCache(clock: clock)
+    let screen = Screen()
+    let recorder = StateRecorder(screen.$number)
+    let first = Gate()
+    let second = Gate()
+    let load: Task<Void, Never> = screen.$number.load(.number(1), in: cache) {
+      await first.wait()  // ignores cancellation
+      return 1
+    }
+    await first.untilWaiting(1)
+    let refresh: Task<Void, Never> = screen.$number.refresh(.number(1), in: cache) {
+      await second.wait()
+      return 2
+    }
+    first.open()
+    await load.value
+    await second.untilWaiting(1)
+    second.open()
+    await refresh.value
+    #expect(recorder.values.last == .loaded(2))
+    #expect(!recorder.values.contains(.loaded(1)))
+    #expect(cache.value(for: .number(1)) == 2)
+  }
+
+  @Test(arguments: ["set", "invalidate", "remove", "removeAll"])
+  func laterCacheWritesMakeAnEarlierFetchStale(_ operation: String) async throws {
+    let cache = LoadCache(clock: clock)
+    let screen = Screen()
+    let gate = Gate()
+    var calls = 0
+    let task: Task<Void, Never> = screen.$number.load(.number(1), in: cache) {
+      calls += 1
+      let call = calls
+      await gate.wait()  // ignores cancellation
+      return call  // 1, then 2 for an invalidation's refetch
+    }
+    await gate.untilWaiting(1)
+    switch operation {
+    case "set": cache.set(9, for: .number(1))
+    case "invalidate": cache.invalidate(.number(1))
+    case "remove": cache.remove(.number(1))
+    default: cache.removeAll()
+    }
+    gate.open()
+    await task.value
+    #expect(screen.number != .loaded(1))
+    #expect(cache.value(for: .number(1)) != 1)
+  }
+
+  @Test func cancelOfOneOfTwoBoundStatesLeavesTheFetchRunningForTheOther() async throws {
+    let cache = LoadCache(clock: clock)
+    let (a, b) = (Screen(), Screen())
+    let gate = Gate()
+    let _: Task<Void, Never> = a.$number.load(.number(1), in: cache) {
+      await gate.wait()
+      return 3
+    }
+    let joined: Task<Void, Never> = b.$number.load(.number(1), in: cache) { 4 }
+    a.$number.cancel()
+    #expect(a.number == .loading)
+    await gate.untilWaiting(1)
+    gate.open()
+    await joined.value
+    #expect(b.number == .loaded(3))
+    #expect(a.number == .loading)  // unbound: cancel leaves the state as it is
+  }
+
+  @Test func cancelOfEveryBoundStateCancelsTheFetchAndLeavesTheEntryAsItWas() async throws {
+    let cache = LoadCache(clock: clock)
+    cache.set(1, for: .number(1))
+    cache.invalidate(.number(1))
+    let (a, b) = (Screen(), Screen())
+    let gate = Gate()
+    var cancelled = false
+    let _: Task<Void, Never> = a.$number.load(.number(1), in: cache) {
+      await gate.wait()
+      cancelled = Task.isCancelled
+      return 2
+    }
+    let task: Task<Void, Never> = b.$number.load(.number(1), in: cache) { 3 }
+    a.$number.cancel()
+    b.$number.cancel()
+    await gate.untilWaiting(1)
+    gate.open()
+    await task.value
+    await Task.yield()
+    #expect(cache.value(for: .number(1)) == 1)
+    #expect(a.number == .loaded(1) && b.number == .loaded(1))
+    _ = cancelled
+  }
+
+  @Test func setWritesEveryBoundStateAtOnce() async throws {
+    let cache = LoadCache(clock: clock)
+    let (a, b) = (Screen(), Screen())
+    await a.$number.load(.number(1), in: cache) { 1 }
+    await b.$number.load(.number(1), in: cache) { 2 }
+    cache.set(5, for: .number(1))
+    #expect(a.number == .loaded(5) && b.number == .loaded(5))
+    // A manual write unbinds.
+    a.number = .absent
+    cache.set(6, for: .number(1))
+    #expect(a.number == .absent && b.number == .loaded(6))
+  }
+
+  @Test func keyPathStatesShareTheEntry() async throws {
+    let cache = LoadCache(staleTime: .seconds(60), clock: clock)
+    let model = KeyPathScreen()
+    let screen = Screen()
+    await model.load(\.number, key: .number(1), in: cache) { 8 }
+    await screen.$number.load(.number(1), in: cache) { 9 }
+    #expect(model.number == .loaded(8))
+    #expect(screen.number == .loaded(8))
+    cache.set(10, for: .number(1))
+    #expect(model.number == .loaded(10))
+    model.reset(\.number)
+    cache.set(11, for: .number(1))
+    #expect(model.number == .absent)
+    #expect(screen.number == .loaded(11))
+  }
+
+  @Test func anIdleEntryIsCollectedAtExactlyGcTime() async throws {
+    let cache = LoadCache(gcTime: .seconds(60), clock: clock)
+    cache.set(1, for: .number(1))
+    #expect(cache.count == 1)
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(59))
+    await Task.yield()
+    #expect(cache.count == 1)
+    clock.advance(by: .seconds(1))
+    for _ in 0..<20 where cache.count != 0 { await Task.yield() }
+    #expect(cache.count == 0)
+  }
+
+  @Test func keysOfDifferentValueTypesNeverCollide() {
+    let cache = LoadCache(clock: clock)
+    cache.set(1, for: CacheKey<Int>("a"))
+    cache.set("one", for: CacheKey<String>("a"))
+    #expect(cache.value(for: CacheKey<Int>("a")) == 1)
+    #expect(cache.value(for: CacheKey<String>("a")) == "one")
+    #expect(cache.count == 2)
+  }
+}
