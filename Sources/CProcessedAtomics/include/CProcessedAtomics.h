@@ -1,13 +1,8 @@
 // The C half of the package's speed-only machinery (see Sources/Processed/Unsafe/README.md): C11 atomics, the lock of
-// an observer slot, the process-wide notification bookkeeping, and the main actor's key-path write depth and count
-// of states bound to a cache. Swift's own `Synchronization.Atomic` and `Mutex` need macOS 15 / iOS 18, above this
-// package's floor (and `Mutex` is built on futexes the thread sanitizer does not model on Linux), so these are C11
-// atomics, and the slot's lock is
-// `os_unfair_lock` on Apple platforms, a small futex lock on C11 atomics on Linux (see `processed_slot_lock`) and
-// `pthread_mutex_t` elsewhere; the thread sanitizer models all three.
-//
-// Everything here is `static inline`, so that Swift code that is `@inlinable` — the notification loop, specialized
-// in the client for the observed value's type — compiles each operation to a few instructions.
+// an observer slot, the process-wide notification bookkeeping, the main actor's key-path write depth and its count of
+// states bound to a cache. C, because
+// `Synchronization` needs macOS 15; all `static inline`, so the notification loop inlined into clients compiles each
+// operation to a few instructions. See Documentation/ObserverDelivery.md.
 #ifndef C_PROCESSED_ATOMICS_H
 #define C_PROCESSED_ATOMICS_H
 
@@ -107,17 +102,10 @@ static inline void processed_slot_sync_destroy(processed_slot_sync *sync) {
 }
 
 #if PROCESSED_FUTEX_LOCK
-// The futex lock (Linux): a `pthread_mutex_t` costs two calls into libc per notification, which is a tenth of a
-// notification's time; this lock is one atomic instruction each way, inlined like `Synchronization.Mutex`.
+// The futex lock (Linux): one atomic instruction each way, where a `pthread_mutex_t` costs two calls into libc.
 //
-// Invariant: the lock word is 0 (unlocked), 1 (locked, nobody sleeps on it) or 2 (locked, a thread may sleep on it).
-// Locking is a compare-and-swap 0 → 1 with acquire order; when it fails, the locker sets 2 (an exchange, acquire)
-// and sleeps in `FUTEX_WAIT` while the word is still 2, until its exchange finds 0. Unlocking is an exchange to 0
-// with release order, followed by one `FUTEX_WAKE` when the word was 2. A thread that sleeps has set 2 first, and
-// the kernel sleeps only while the word still holds 2, so a wake is never lost; a woken thread sets 2 again, so one
-// waiter left sleeping is woken by the next unlock. The acquire/release pair on the word is the whole happens-before
-// edge between critical sections — the thread sanitizer models it as it models any C11 atomic. The slow paths are in
-// CProcessedAtomics.c, out of line.
+// Invariant: the word is 0 (unlocked), 1 (locked) or 2 (locked, a thread may sleep); a sleeper sets 2 before
+// `FUTEX_WAIT`, and an unlock that finds 2 wakes one, so no wake is lost. See Documentation/ObserverDelivery.md.
 
 /// Sleeps until the lock is free and takes it (the lock was found taken).
 void processed_futex_lock_wait(_Atomic uint32_t *word);

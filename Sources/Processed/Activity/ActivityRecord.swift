@@ -1,11 +1,8 @@
-/// What a host keeps about its state's activity beyond its load tracker, made the first time it is needed (an
-/// observer of the activity, a phase other than "running the first attempt", a progress report, an error kept
-/// beside the state). A host without one derives its activity from its tracker: `.running(attempt: 1)` while a load
-/// runs, `.idle` otherwise — so plain loads pay one `nil` check per start and end.
+/// What a host keeps about its state's activity beyond its tracker, made the first time it is needed; until then the
+/// activity is derived from the tracker, so plain loads pay one `nil` check per start and end.
 ///
-/// The record is itself an ``ObservableModel`` whose `published` property is the activity last delivered:
-/// `observeActivity` is `observe(\.published)`, so activity observers get exactly the delivery rules of state
-/// observers.
+/// An ``ObservableModel``, so that activity observers get the delivery rules of state observers. See
+/// Documentation/LoadPhases.md.
 @usableFromInline @MainActor
 final class ActivityRecord: ObservableModel {
   @usableFromInline let observers = ObserverRegistry()

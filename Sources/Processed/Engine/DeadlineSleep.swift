@@ -1,13 +1,8 @@
 /// Sleeps until a deadline on any clock: every wait a load makes (interrupts, timeouts, retry delays, debounces).
 ///
-/// Every wait sleeps *until a deadline* measured from a fixed origin — the moment the wait began, or the moment of
-/// the call it belongs to — never for a duration counted from whenever the previous step woke up. So a manual clock
-/// advanced past several deadlines at once wakes them all, and time spent between steps (an interrupt's handler, a
-/// hop to the main actor) does not push later deadlines back.
-///
-/// A clock traps on very large deadlines (the instant overflows), so delays are capped at ``longest`` (about 292
-/// billion years) and slept in steps of a day, each until its own deadline from the origin; accumulated delays
-/// saturate there too.
+/// Each wait sleeps until a deadline from a fixed origin, never for a duration from the previous wake-up, and huge
+/// delays are capped at ``longest`` and slept a day at a time, so no clock's arithmetic overflows. See
+/// Documentation/LoadPhases.md.
 @usableFromInline
 enum DeadlineSleep {
   /// The longest delay honoured; larger ones are treated as this (in practice: never).

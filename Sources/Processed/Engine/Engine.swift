@@ -1,26 +1,15 @@
 public import CProcessedAtomics
 
-/// The one engine behind every load and process, wrapper and key path alike.
+/// The one engine behind every load and process, wrapper and key path alike: start, latest wins (`mayWrite`), outcomes,
+/// cancel and reset, written once.
 ///
-/// A load moves through these steps (see `Documentation/Architecture.md`):
-/// 1. `start` cancels the host's current load, takes a fresh id, creates the task, records both in the tracker
-///    and then writes the start state (unless `silently`, or the state already is exactly that).
-/// 2. The task runs the block. Each `yield` and the final outcome are written only while the load is still
-///    current — its id is the tracker's and its task is not cancelled — so a superseded, cancelled or reset load
-///    never writes again, even when its block ignores cancellation.
-/// 3. The outcome ends the load: the tracker is cleared *before* the final write, so an observer that starts a new
-///    load from that write is not disturbed.
-///
-/// The task never keeps its host alive (it holds the host's `HostReference`): when nothing else owns the host (a
-/// wrapper's storage was released), the load cannot write and the host's `deinit` cancels it.
+/// The task never keeps its host alive (it holds the host's `HostReference`). See Documentation/LoadPhases.md.
 extension StateHost {
   /// Starts a load described by `plan` and returns its task.
   ///
-  /// `currentState` is the state as the caller just read it, when it can read it more cheaply than the host can
-  /// (the key-path faces read their key path where the compiler sees the caller's literal); `nil`: the host reads it.
-  ///
-  /// `refreshing`: a refresh — from a state that holds a value (`.loaded`), the load writes no start state and keeps
-  /// the value on an ordinary failure (see `finish`); from any other state it is an ordinary load.
+  /// `currentState`: the state as the caller just read it, when it can read it more cheaply (`nil`: the host reads it).
+  /// `refreshing`: from a state that holds a value, no start state is written and an ordinary failure keeps the value
+  /// (see `finish`).
   @inlinable @discardableResult
   func start(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?,
@@ -95,11 +84,9 @@ extension StateHost {
     return task
   }
 
-  /// A call whose options change how it starts:
-  /// - `.joinRunning` while a load is in progress (in any phase): the call starts nothing, writes nothing, never runs
-  ///   its block, and returns a task that ends when the load in progress ends (or when it is cancelled itself).
-  /// - a debounce that applies: the new load supersedes the current one at once but writes nothing yet; it waits the
-  ///   delay on the options' clock first (see ``LoadPhases``), and a newer call during the wait replaces it.
+  /// A call whose options change how it starts: `.joinRunning` while a load is in progress starts nothing and returns a
+  /// task that ends with that load; a debounce that applies supersedes the current load at once but writes nothing
+  /// until its delay is over (see ``LoadPhases``).
   @usableFromInline
   func startShaped(
     _ plan: LoadPlan<State>, _ resolved: LoadOptions.Resolved, silently: Bool, priority: TaskPriority?,
@@ -127,11 +114,10 @@ extension StateHost {
     return launch(plan, writingStartState: false, priority: priority, currentState: currentState)
   }
 
-  /// How long a call with `debounce` waits before its load starts; `nil`: it starts at once. Records the call, so
-  /// that a `.leading` debounce knows whether the state had a (debounced) load call within its duration.
+  /// How long a call with `debounce` waits before its load starts (`nil`: not at all), recording the call for later
+  /// `.leading` debounces.
   ///
-  /// A zero or negative duration never waits. A `.leading` call whose previous call was timed on a clock of another
-  /// type counts as the first.
+  /// A zero or negative duration, or a previous call timed on another clock type, never waits.
   @usableFromInline
   func debounceDelay(_ debounce: Debounce, on clock: any Clock<Duration>) -> Duration? {
     let previous = lastLoadCall
@@ -145,12 +131,10 @@ extension StateHost {
     }
   }
 
-  /// Starts a load for an `async` caller, which then waits with ``AwaitedLoad/wait()`` — without holding the host,
-  /// so that an `async` caller keeps the state alive no more than a Task caller does.
+  /// Starts a load for an `async` caller, which then waits with ``AwaitedLoad/wait()`` without holding the host.
   ///
-  /// A load started inside the block of a load of the same state cancels its caller's own task (it supersedes the
-  /// load running that block). That cancellation is the engine's, not the caller's wish, so it is not passed on to
-  /// the new load, which is the newest and must win.
+  /// The caller's own task cancelled by this start (a nested load supersedes its caller) is not forwarded to the new
+  /// load, which must win.
   @inlinable
   func startAwaited(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, currentState: State? = nil,

@@ -1,18 +1,8 @@
-/// The phases of one load, as a value that takes an event and returns what to do next.
+/// The phases of one load, as a value that takes an event and returns what to do next: debounce, start state, permit,
+/// attempt, retry delay, end.
 ///
-/// A load with options moves through these phases, each optional but the attempts:
-///
-/// ```
-/// debouncing ─▶ (start state written) ─▶ waitingForPermit(1) ─▶ attempting(1) ─▶ ended
-///                                                                      │
-///                        waitingForPermit(2) ◀─ waitingToRetry(2) ◀────┘ (a retried failure)
-/// ```
-///
-/// The engine (`StateHost.runPhases`) performs each step — sleeps the debounce, writes the start state, waits for a
-/// limiter's permit, runs an attempt, sleeps the retry delay — and feeds what happened back in; this value decides,
-/// and knows nothing of tasks, clocks or hosts, so its rules are tested without either. A new policy is a new phase
-/// here, not a new branch in every face. A load that stops from outside (superseded, cancelled, reset, its owner
-/// gone) ends in whatever phase it is.
+/// It knows nothing of tasks, clocks or hosts (`StateHost.runPhases` performs the steps), so its rules are tested
+/// without them, and a new policy is a new phase here. See Documentation/LoadPhases.md.
 @usableFromInline
 struct LoadPhases: Sendable {
   @usableFromInline

@@ -142,12 +142,10 @@ extension LoadPlan {
   }
 }
 
-/// The part of a ``LoadPlan`` that only loads with options, interrupts or a debounce have, kept out of line: a plan
-/// is copied a few times per load (into its task among others), and a plan of a plain load is then a few words —
-/// its start state, its block and this reference, `nil` — rather than a dozen fields, which were copied and destroyed
-/// field by field through the type's value witnesses (measured: a tenth of a back-to-back load's own time).
+/// The part of a ``LoadPlan`` that only loads with options, interrupts or a debounce have, kept out of line so that a
+/// plain plan, copied a few times per load, is a few words (measured: a tenth of a back-to-back load).
 ///
-/// Copied on write (``LoadPlan/reshape(_:)``): a plan never sees another plan's changes.
+/// Copied on write (``LoadPlan/reshape(_:)``).
 @usableFromInline
 final class LoadPlanShape {
   @usableFromInline var interrupts: [Duration] = []

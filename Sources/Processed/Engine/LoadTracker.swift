@@ -1,8 +1,6 @@
 /// The bookkeeping of the load that currently owns one state: its identity and its task.
 ///
-/// Every load gets an id from one main-actor counter, never reused, so a load that was superseded, cancelled or
-/// ended can always tell that it is no longer current — also after its state's bookkeeping was removed and created
-/// again (the key-path forms drop theirs when a load ends).
+/// Ids come from one main-actor counter and are never reused, so a stale load can always tell it is no longer current.
 @usableFromInline
 struct LoadTracker: Sendable {
   /// The current load's id; `0` when no load runs.

@@ -1,11 +1,7 @@
-/// The driver of a load with options or interrupts: it performs what ``LoadPhases`` decides — the debounce, the
-/// start state, a limiter's permit, the attempts with their timeouts, the retry delays — all on the options' clock,
-/// with the interrupts running beside all attempts. Kept out of `execute`, so that a load without options has a
-/// small task frame.
+/// The driver of a load with options or interrupts: it performs what ``LoadPhases`` decides on the options' clock, and
+/// checks `mayWrite` after every wait, so a stopped load stops in any phase.
 ///
-/// After every wait the driver checks that the load may still write: a superseded, cancelled or reset load has its
-/// task cancelled, which ends the wait, and then stops; a clock that ignores cancellation cannot revive it. A clock
-/// whose sleep throws for another reason skips that wait (a debounce or retry delay passes at once).
+/// Kept out of `execute`, so that a plain load has a small task frame. See Documentation/LoadPhases.md.
 extension StateHost {
   @inlinable @inline(never)
   static func runPhases(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async -> LoadOutcome<State> {
@@ -97,13 +93,10 @@ extension StateHost {
     return nil
   }
 
-  /// One attempt: the block, beside its timeout when the options have one. `permit`: the limiter whose permit the
-  /// attempt holds; it is given back when the block returns, however it ends.
+  /// One attempt: the block, raced against its timeout when the options have one.
   ///
-  /// With a timeout the block runs in a task of its own, raced against a timer on the options' clock: when the timer
-  /// wins, the attempt ends with ``TimeoutError`` at once (the phases may retry it) and the block's task is
-  /// cancelled — a block that ignores cancellation runs on, keeps its permit until it returns, but never writes
-  /// (its task is cancelled, so `mayWrite` fails). A zero or negative timeout ends the attempt before the block runs.
+  /// `permit`: the limiter whose permit the attempt holds, given back when the block returns. A timed-out block's task
+  /// is cancelled and can never write; see Documentation/LoadPhases.md.
   @inlinable
   static func runAttempt(
     _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, holding permit: LoadLimiter?,

@@ -1,9 +1,7 @@
-/// Something that owns one state and the load that drives it: the storage behind a `@Loadable`/`@Process`
-/// wrapper, or a key path of a class for ``LoadableSupport``/``ProcessSupport``.
+/// Something that owns one state and the load that drives it: a `@Loadable`/`@Process` wrapper's storage, or a key path
+/// of a class.
 ///
-/// Hosts differ only in where the state lives and whom a write notifies. The engine (the extension in
-/// `Engine.swift`) holds all the rules — start, latest wins, outcomes, cancel, reset, interrupts — once, for loads
-/// and processes alike.
+/// The rules live once in the extension in `Engine.swift`.
 @usableFromInline @MainActor
 protocol StateHost<State>: AnyObject, Sendable {
   associatedtype State: ManagedState & Sendable

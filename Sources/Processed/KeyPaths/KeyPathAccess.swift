@@ -1,12 +1,8 @@
-/// How a key-path host reads and writes its state: one closure made from the key path where the caller's key-path
-/// literal is in view.
+/// How a key-path host reads and writes its state: one closure made where the caller's key-path literal is in view, so
+/// the optimizer specializes it into plain property accesses (capture propagation needs the literal to have a single
+/// user).
 ///
-/// The key-path faces take their key path as an autoclosure and evaluate it twice: once for the state's identity
-/// (the host's key), and once for this closure alone. Inlined into the caller, that second evaluation is a literal
-/// whose only user is the closure, which uses it only to read and write the property — so the optimizer specializes
-/// the closure on the literal (capture propagation): it compiles to plain property accesses, with no context to
-/// allocate, instead of calls into the key-path runtime, which looks up metadata and allocates on every write. Given
-/// a key path that is not a literal at the call, the closure applies it at run time, as `model[keyPath:]` would.
+/// See Documentation/KeyPathWrites.md.
 @usableFromInline
 struct KeyPathAccess<Model: AnyObject, State> {
   /// What one call of ``apply`` does with its `state`.
@@ -44,11 +40,9 @@ struct KeyPathAccess<Model: AnyObject, State> {
         state = model[keyPath: keyPath]
         return 0
       }
-      // A swap through an `inout` access, not an assignment: for a literal key path, an assignment is projected
-      // with a retain and release of `model` around the store, an `inout` access as a plain store (measured).
-      // The property sees one write of the new state, with its observers run once; a computed property is also
-      // read once before it (an `inout` access of it is a get, then a set). Made inside `withUnsafeMutablePointer`
-      // so that the write reports the address it went through (see `StoredProperties`).
+      // A swap through an `inout` access, not an assignment, which a literal key path projects with a retain and
+      // release of `model` (measured); inside `withUnsafeMutablePointer`, to report the address written (see
+      // `StoredProperties`).
       let address = withUnsafeMutablePointer(to: &model[keyPath: keyPath]) { property in
         swap(&property.pointee, &state!)
         return UInt(bitPattern: property)

@@ -2,13 +2,8 @@ public import CProcessedAtomics
 
 /// The host of a state that lives at a key path of a class, for ``LoadableSupport`` and ``ProcessSupport``.
 ///
-/// No stored property is asked of the class: hosts live in one main-actor table keyed by the instance's identity and
-/// the key path, and only while a load runs. The table holds the host, the host holds the instance, so a model
-/// stays alive while one of its loads runs — exactly as a `Task` that captures `self` would — and is released when
-/// its last load ends: ending, cancelling or resetting a load removes its host from the table.
-///
-/// Instance identities can be reused after deallocation; that is harmless here because a host only exists while
-/// it keeps its instance alive, and because load ids are never reused (a stale load never matches a new host).
+/// It exists only while a load runs, registered in `RunningKeyPathHosts`, and holds its model until then. See
+/// Documentation/KeyPathWrites.md.
 @usableFromInline @MainActor
 final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: StateHost {
   // Main-actor fields touched in short accesses that never span a call to user code: their dynamic exclusivity
@@ -102,12 +97,10 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     access.storedOffset = StoredProperties.offset(of: address, in: model, as: State.self)
   }
 
-  /// The state is about to be replaced by `state`, which holds no value: a reset forgets the last value, and a
-  /// state that holds one is kept. Out of line: it is not on the path of a write of a value.
+  /// The state is about to be replaced by `state`, which holds no value: a reset forgets the last value, another state
+  /// keeps it in the state's slot (``ObserverSlotMainFields/keptState``).
   ///
-  /// Kept in the state's slot (``ObserverSlotMainFields/keptState``): the model's registry slot of an
-  /// ``ObservableModel``, or the slot kept beside the state of another class once a controller observes it — so a
-  /// plain class's last value is kept from the moment it has a controller.
+  /// Out of line: not on the path of a write of a value.
   @inlinable @inline(never)
   func keepLastValue(replacedBy state: State) {
     guard let link else { return }
@@ -128,12 +121,9 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
 
   // MARK: Yields through an unretained reference
   //
-  // A load's `yield` reaches its host without retaining it (`HostReference.storeIfCurrent`), which saves a retain and
-  // a release on every yielded state. Invariant: the only strong references to a running host are the table's
-  // (`KeyPathHostKey`) and those of main-actor code while it runs; the table drops its reference in `loadDidEnd` only.
-  // So a host cannot be freed during an unretained write unless that write ends its load (an observer or a `didSet`
-  // cancels or resets it, or starts a newer load); `loadDidEnd` then hands the table's reference to
-  // `RunningKeyPathHosts.retired`, and the write releases it when it returns.
+  // Invariant: only the table and running main-actor code hold a running host, and the table lets go in `loadDidEnd`
+  // only, which hands the host to `RunningKeyPathHosts.retired` while an unretained write is under way. See
+  // Documentation/KeyPathWrites.md.
 
   /// How many unretained writes of this host are under way (nested writes are possible, from observers).
   @usableFromInline @exclusivity(unchecked) var unretainedWrites: UInt32 = 0
@@ -186,13 +176,10 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     return host
   }
 
-  /// Starts a load of `keyPath` of `model` (see `StateHost.start`).
+  /// Starts a load of `keyPath` of `model` (see `StateHost.start`), on the wrapper's own storage when the property is a
+  /// wrapper (see ``WrapperLookup``).
   ///
-  /// When the property is a `@Loadable`/`@Process` wrapper, the load is the wrapper's own (see ``WrapperLookup``):
-  /// `$x`, `load(\.x)` and manual writes then share one bookkeeping and one delivery order.
-  ///
-  /// Always inlined into the key-path faces, which are inlined into their callers: there the compiler sees the
-  /// caller's key path literal and reads the state as a plain property instead of through the key-path runtime.
+  /// Always inlined, so the compiler sees the caller's key-path literal.
   @inlinable @inline(__always) @discardableResult
   static func start(
     _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ access: KeyPathAccess<Model, State>,

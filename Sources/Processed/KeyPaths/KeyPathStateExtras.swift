@@ -1,10 +1,7 @@
-/// What the library keeps about a key-path state beyond its running load, whose host lives only while the load
-/// runs: the last call (for `.leading` debounces), the activity record (its observers, the error kept beside the
-/// state) and, for a class that is not an ``ObservableModel``, the slot its controllers observe. Held in a main-actor
-/// table by instance and key path, with a weak reference to the instance, so that an instance whose identity is
-/// reused does not inherit its predecessor's and the table never keeps a model alive; entries of instances that are
-/// gone are swept when the table has doubled since the last sweep. While the table is empty, a host's lookup is one
-/// `isEmpty` check.
+/// What the library keeps about a key-path state beyond its running load: the last call, the activity record and, for a
+/// class that is not an ``ObservableModel``, its slot.
+///
+/// Held by instance (weakly) and key path, swept when the table doubles. See Documentation/KeyPathWrites.md.
 @usableFromInline @MainActor
 final class KeyPathStateExtras {
   @usableFromInline weak var model: AnyObject?

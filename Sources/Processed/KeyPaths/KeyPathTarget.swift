@@ -1,9 +1,7 @@
-/// A key path of a class instance, as a controller drives it (`model.loadables.x`, `model.processes.y`): the same
-/// operations as a wrapper's storage, performed through ``KeyPathHost`` on that instance and key path.
+/// A key path of a class instance, as a controller drives it (`model.loadables.x`), through ``KeyPathHost``.
 ///
-/// Erased over the model's type (``KeyPathTargetOf`` is the concrete one), so that `model.loadables.x` has the same
-/// type as `$x`. It holds the model weakly: a controller never keeps its model alive, and once the model is gone
-/// every operation does nothing (`start` returns a task that has ended, the state reads as the reset state).
+/// Erased over the model's type (``KeyPathTargetOf`` is the concrete one), and holds the model weakly: once it is gone,
+/// every operation does nothing.
 @usableFromInline @MainActor
 class KeyPathTarget<State: ManagedState & Sendable> {
   @usableFromInline

@@ -1,12 +1,8 @@
-/// Finds the `@Loadable`/`@Process` storage behind a key path, so that the key-path faces drive the wrapper's own
-/// state instead of keeping a second bookkeeping for it (one state, one owner).
+/// Finds the `@Loadable`/`@Process` storage behind a key path, so that the key-path faces drive the wrapper's own state
+/// (one state, one owner): while a face reads its key path, the wrapper's enclosing-instance subscript offers its
+/// storage.
 ///
-/// A key-path face reads its key path once anyway (to learn the current state). While it reads, a probe is active:
-/// the wrapper's enclosing-instance subscript, which Swift calls for that read with the property's own key path,
-/// offers its storage when that key path equals the probed one. Nothing is offered for a plain property, a computed
-/// property or a property of a struct nested in the class — those states are hosted by ``KeyPathHost``.
-///
-/// Main-actor only. `target` is unretained: the face that probes holds the key path for the whole probe.
+/// Main-actor only; `target` is unretained, held by the probing face. See Documentation/KeyPathWrites.md.
 @usableFromInline @MainActor
 enum WrapperLookup {
   /// The key path being probed; `nil` when no probe is active (the wrappers' getters check only this).

@@ -47,9 +47,8 @@ extension DeliversInOrder {
   /// Delivers `value` now and then everything queued meanwhile (when `owning` the turn), or queues it behind the
   /// delivery in progress.
   ///
-  /// Generic over the recipients, so that one slot's snapshot (three words) is passed in registers: passed in
-  /// memory, as two slots' recipients are, it is written just before this call and read back at once, a load that
-  /// stalls on store forwarding (measured: most of this function's time on a yielding key-path load).
+  /// Generic, so that one slot's snapshot is passed in registers, not through memory (a store-forwarding stall,
+  /// measured).
   @inlinable @MainActor
   func completeDelivery<Recipients: ChangeRecipient>(
     _ value: Recipients.Value, to recipients: Recipients, owning: Bool

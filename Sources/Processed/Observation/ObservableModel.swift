@@ -88,11 +88,8 @@ extension ObservableModel {
     if let isolation, ObjectIdentifier(isolation) == ObjectIdentifier(MainActor.shared),
       !slot.mainFields.pointee.hasLinkedProperty
     {
-      // Reading the property once links a wrapper-backed property (`@Loadable`, `@Process`) to this registry, so
-      // that changes made through its projected value (`$numbers.load { … }`) reach the new observer.
-      // The caller runs on the main actor (its isolation is `MainActor.shared`), so the read is made right here: an
-      // `assumeIsolated` closure would add an allocation and a second check to every registration. Once the property
-      // is linked (`hasLinkedProperty`), there is nothing to link and the read is skipped.
+      // Reading the property links a wrapper-backed property to this registry; the caller is on the main actor, so the
+      // read is made here, without an `assumeIsolated` closure (an allocation).
       _ = self[keyPath: keyPath]
     }
     return token

@@ -2,11 +2,10 @@
   internal import Observation
 #endif
 
-/// What a `@Loadable`, `@Process` or ``Observed`` property calls so that the Observation framework tracks it, when
-/// its model declares `Observable` (the opt-in Observation bridge).
+/// What a `@Loadable`, `@Process` or ``Observed`` property calls so that Observation tracks it when its model declares
+/// `Observable`.
 ///
-/// A property resolves its hook once, the first time it is reached through its model; for a model that does not
-/// declare `Observable` the hook is `nil`, and reads and writes pay one `nil` check for the bridge.
+/// Resolved once per property; `nil` (one check) for other models.
 @usableFromInline
 class ObservationHook: @unchecked Sendable {
   // `@unchecked`: subclasses hold a weak reference and a registrar, both thread-safe; hooks are used on the main

@@ -3,26 +3,11 @@ public import CProcessedAtomics
 /// One observed state's observers: a `@Loadable`/`@Process` wrapper's own, or one property's inside an
 /// ``ObserverRegistry``.
 ///
-/// A slot is self-contained — its observers, its lock and its cancellation counter live in one allocation (see
-/// `SlotMemory.swift`) — so a wrapper needs one slot, not a registry of slots, and a token needs only its slot. A
-/// slot is resolved once — when an observer registers or a writer first connects — so that writes notify by
-/// reference and never hash a key path. Slots are never removed from their registry (a property does not stop
-/// existing); only their observers are, so a writer may cache a slot for as long as it holds it.
+/// Self-contained (one allocation, see `SlotMemory.swift`) and never removed from its registry, so writers keep it.
 ///
-/// Observers are ``ObserverCall`` objects, so registering and cancelling run as plain, non-generic code, while a
-/// notification — `@inlinable`, specialized in the client for the value's type — passes the value straight to each
-/// typed handler. The value type of a registry's slot is checked once, when it is resolved.
-///
-/// *No call after `cancel()` returns.* A removal counts itself (`removals`) and reads how many notifications of the
-/// slot have begun, both under the lock. A notification begins — takes its snapshot and counts itself (`begun`) —
-/// under the same lock, and counts itself again when it ends (`ended`). So a cancellation either comes first, and
-/// the observer is not in any later snapshot, or it sees every notification that may call the observer; it then
-/// blocks until as many notifications have ended as had begun, unless it runs on the notifying thread (a handler
-/// cancelling itself or another observer). A notification reads `removals` before each call and, once it moved
-/// since the snapshot, asks the slot under the lock whether the observer is still registered — which covers
-/// cancellations on the notifying thread and any that a canceller stopped waiting for (see Architecture.md). The
-/// notifier pays no atomic read-modify-write and no fence: one relaxed load per observer and a release store at the
-/// end.
+/// No call after `cancel()` returns: removals and snapshots count themselves under the lock, and a canceller waits
+/// until the notifications it saw begin have ended. See Documentation/ObserverDelivery.md and
+/// Documentation/CancelHandshake.md.
 @usableFromInline
 final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>, DeliversInOrder {
   // Thread-safe, though not `Sendable` (a `ManagedBuffer` subclass cannot be): the fields guarded by the lock are
@@ -164,17 +149,10 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
     fields.pointee.single == nil ? fields.pointee.list.count : 1
   }
 
-  /// Blocks until no call of an observer of this slot can start from a notification under way on another thread:
-  /// until as many notifications of the slot have ended as had `begun` when the observer was removed.
+  /// Blocks, on the shared `WaitPoint`, until as many notifications of the slot have ended as had `begun` when the
+  /// observer was removed; never on the notifying thread.
   ///
-  /// Once that many have ended, every notification that took its snapshot before the removal has ended, or one
-  /// that began after the removal (its snapshot ordered after it by the lock) has run on the notifying thread in
-  /// the meantime — and the notification still under way then reads the new `removals` before its next call. A
-  /// handler cancelling on the notifying thread never waits: its notification reads `removals` after it.
-  ///
-  /// The wait blocks on the shared `WaitPoint`, which the notifier signals after ending a notification when it sees
-  /// a waiter. The notifier reads the waiter count without a fence, so it can miss a waiter that arrives at that
-  /// instant; the waiter then re-checks after at most one `WaitPoint` interval. It never spins.
+  /// See Documentation/CancelHandshake.md.
   private func waitForCallsToEnd(begun: UInt32) {
     let sync = sync
     guard processed_slot_notification_may_run(sync, begun), !processed_notification_is_current_thread() else {

@@ -1,15 +1,9 @@
 public import CProcessedAtomics
 
-/// The observers one slot had when a change was made, captured before the change is delivered.
+/// The observers one slot had when a change was made, taken before anyone is called, so an observer registered during a
+/// notification does not see that change.
 ///
-/// Taking every snapshot of a change first and calling observers second is what makes "an observer registered
-/// during a notification does not see that change" hold when one write notifies several slots (a wrapper's own
-/// observers and its model's).
-///
-/// Retaining the one observer's call (or the array of observers) is the one retain a notification costs, and
-/// releasing it the one release. Three words, so that a snapshot taken out of line comes back in registers rather
-/// than through memory. The slot is unmanaged: a snapshot lives only while its change is delivered, and the writer
-/// delivering it holds the slot (through the anchor of its ``SlotLink``) for that whole time.
+/// Three words, one retain; the slot is unmanaged, held by the writer's ``SlotLink`` anchor while it delivers.
 @usableFromInline
 struct ObserverSnapshot<Value> {
   /// `nil` for a snapshot of no observers (``none``): not an `Optional` snapshot, whose tag the optimizer tests

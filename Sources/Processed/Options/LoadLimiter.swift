@@ -117,9 +117,8 @@ public final class LoadLimiter: Sendable {
   }
 
   /// Takes a place in the queue now — or a permit, when one is free and nobody waits — for a task to ``claim(_:)``
-  /// later. A load reserves when it is called, so that loads queue in the order of their calls and ``running`` and
-  /// ``waiting`` count them from the call on; its bookkeeping withdraws the reservation when the load stops before
-  /// claiming it (see `LoadTracker.clear`).
+  /// later, so that loads queue in the order of their calls; withdrawn by `LoadTracker.clear` when the load stops
+  /// first.
   @usableFromInline
   func reserve() -> PermitTicket {
     let ticket = PermitTicket()

@@ -1,17 +1,7 @@
-/// Whether two errors count as equal inside ``LoadableState`` and ``ProcessState``.
+/// Whether two errors count as equal inside ``LoadableState`` and ``ProcessState``: the same dynamic type and, if that
+/// type is `Equatable`, equal by its `==`.
 ///
-/// The rule: two errors are equal when they have the same dynamic type and, if that type is `Equatable`, its `==`
-/// says they are equal. Errors of the same type that is not `Equatable` are equal (the type is all that can be
-/// compared); errors of different dynamic types are never equal, even when both are `Equatable` (a subclass and its
-/// superclass count as different types).
-///
-/// The dynamic types are compared first; then `lhs` is opened as `any Equatable` and `rhs` is cast to the same
-/// concrete type, so the type's own `==` decides.
-///
-/// - Parameters:
-///   - lhs: The first error.
-///   - rhs: The second error.
-/// - Returns: `true` when the errors are equal under the rule above.
+/// Errors of different dynamic types (a subclass and its superclass too) are never equal.
 func errorsAreEqual(_ lhs: any Error, _ rhs: any Error) -> Bool {
   guard ObjectIdentifier(type(of: lhs)) == ObjectIdentifier(type(of: rhs)) else { return false }
   guard let equatableLHS = lhs as? any Equatable else { return true }

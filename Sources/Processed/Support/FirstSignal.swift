@@ -1,8 +1,7 @@
-/// One waiter, woken by the first of several signals: the engine's way of racing an attempt against its timeout and
-/// a joined load against its caller's cancellation, without waiting for the losers (a block that ignores cancellation
-/// must not hold up the load that timed it out).
+/// One waiter, woken by the first of several signals (an attempt against its timeout, a joined load against
+/// cancellation), without waiting for the losers.
 ///
-/// `signal` may be called from any thread, any number of times; only the first counts. `wait()` is called once.
+/// `signal` from any thread, any number of times; `wait()` once.
 @usableFromInline
 final class FirstSignal<Signal: Sendable>: Sendable {
   private let box = LockedBox<(signal: Signal?, continuation: CheckedContinuation<Signal, Never>?)>((nil, nil))

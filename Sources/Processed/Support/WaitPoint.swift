@@ -11,12 +11,11 @@ internal import CProcessedAtomics
   import Android
 #endif
 
-/// A mutex and a condition variable: a thread blocks in ``wait(while:)`` until the condition no longer holds. Used
-/// where a thread must wait for a handler call on another thread to end — blocking, never spinning.
+/// A mutex and a condition variable: a thread blocks in ``wait(while:)`` until the condition no longer holds, never
+/// spinning.
 ///
-/// The condition is re-checked when ``wakeAll()`` is called (it takes the mutex, so a wake-up between the waiter's
-/// check and its sleep is not lost) and, in any case, every ``interval``: a waker that may miss a waiter that
-/// arrives at the same instant (it reads the waiter count without a fence) delays it by at most that much.
+/// Re-checked on ``wakeAll()`` and every ``interval``, so a waker that misses a waiter delays it by at most that much.
+/// See Documentation/CancelHandshake.md.
 @usableFromInline
 final class WaitPoint: @unchecked Sendable {
   // `@unchecked`: the mutex and condition are only used through pthread calls, which are thread-safe.

@@ -1,16 +1,11 @@
 public import CProcessedAtomics
 
-/// Whether the task running one run of a load's block was cancelled, readable at the cost of one plain load.
+/// Whether the task running one run of a load's block was cancelled, read with one relaxed load instead of
+/// `Task.isCancelled` on every `yield`; raised by a cancellation handler, so the answer is the same.
 ///
-/// `Task.isCancelled` reads the task's status word, which on x86-64 is sixteen bytes read with a locked
-/// compare-and-exchange (and first finds the current task in thread-local storage). A block that `yield`s checks on
-/// every state it yields, so a run of a yielding block registers a cancellation handler that raises this flag, and
-/// its `yield` reads the flag instead. The answer is the same: the handler runs inside `Task.cancel()` before it
-/// returns (at once when the task was cancelled already), so a cancellation made on the main actor is seen by the
-/// very next `yield`, and one made on another thread as soon as a relaxed load sees it — as with `Task.isCancelled`.
+/// See Documentation/LoadPhases.md.
 ///
-/// Invariant: one allocation (a `ManagedBuffer` whose single element is the C11 atomic word, which never moves);
-/// the word is only touched through the C atomics below, so any thread may raise or read it.
+/// Invariant: one C11 atomic word in a `ManagedBuffer` that never moves, touched only through the C atomics.
 @usableFromInline
 struct CancellationFlag: @unchecked Sendable {
   // `@unchecked`: the buffer is only reached through the C atomics below (a `ManagedBuffer` is never `Sendable`).

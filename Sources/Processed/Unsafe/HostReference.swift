@@ -1,13 +1,8 @@
-/// The reference to a host that its loads' tasks hold: it never keeps the host alive, and reads `nil` once the
-/// host is gone.
+/// The reference to a host that its loads' tasks hold, shared by all its loads: it never keeps the host alive and reads
+/// `nil` once it is gone.
 ///
-/// A host makes one and shares it with all its loads (see `StateHost.hostReference`), so each load's task retains
-/// this box instead of forming, copying and destroying a reference of its own. Two kinds:
-/// - *weak* (a wrapper's storage, which may be released on any thread): a Swift weak reference.
-/// - *main-actor* (a key-path host, which only main-actor code ever holds, so it is always released there): an
-///   unretained reference that the host's `deinit` clears. It spares the host the side table a weak reference
-///   needs, where every retain and release takes a slow path, and lets a `yield` reach the host without retaining
-///   it (see ``storeIfCurrent(_:id:)``).
+/// Weak for a wrapper's storage; unretained for a key-path host, whose `deinit` clears it on the main actor. See
+/// Unsafe/README.md and Documentation/LoadPhases.md.
 @usableFromInline
 final class HostReference<Host: AnyObject & Sendable>: @unchecked Sendable {
   // `@unchecked`: `weakObject` is only assigned in `init` (reading a weak reference is thread-safe);

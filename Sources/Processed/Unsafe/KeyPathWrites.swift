@@ -1,15 +1,10 @@
 public import CProcessedAtomics
 
-/// The key-path writes in progress: how a key-path write notifies once even when the property also notifies by
-/// itself.
+/// The key-path writes in progress, numbered by nesting depth, so that a write notifies once when the property also
+/// notifies by itself: its slot records the innermost write, and a nested write of the same property saves the outer
+/// record on its stack.
 ///
-/// Each write is numbered by its nesting depth. The slot of the property being written records the depth of its
-/// innermost write in progress, whether that write's echo was absorbed, whether it settled on a value, and where that
-/// value goes: a `Value?` on the writer's stack frame, of the slot's value type. A nested write of the same property
-/// saves the outer write's record on its own stack frame and puts it back when it returns. So a write touches a few
-/// fields of a slot it holds anyway — no list to push or pop, no value boxed in an existential.
-///
-/// Main-actor only and touched in short accesses, so the dynamic exclusivity check is skipped.
+/// Main-actor only. See Documentation/KeyPathWrites.md.
 @usableFromInline @MainActor
 enum KeyPathWrites {
   // How many key-path writes are in progress, nested, is a plain C global (`processed_keypath_writes`): the fast
@@ -44,12 +39,9 @@ enum KeyPathWrites {
     }
   }
 
-  /// A key-path write of `slot` begins; the value it settles on, if any, is stored in `destination` (valid until
-  /// ``end(_:_:)``). An outer write of the same property that has not settled settles on the value the property
-  /// holds now (`readBack`); the outer write's record is returned, to be put back by ``end(_:_:)``.
+  /// A key-path write of `slot` begins; the value it settles on goes to `destination` (valid until ``end(_:_:)``).
   ///
-  /// Inlined: when no write of the property is under way (always, but for a `didSet` that writes its own property
-  /// through a key path), this is a few stores to a slot the caller holds anyway.
+  /// An unsettled outer write of the same property settles on `readBack()`; its record is returned for ``end(_:_:)``.
   @inlinable @inline(__always)
   static func begin<Value>(
     _ slot: ObserverSlot, settlingIn destination: UnsafeMutablePointer<Value?>, _ readBack: () -> Value
@@ -133,25 +125,11 @@ enum KeyPathWrites {
 }
 
 extension ObserverSlot {
-  /// Writes `state` into the property of `model` that `access` reaches, whose observers are this slot's, and
-  /// delivers the change once: the value the property holds after the write.
+  /// Writes `state` into the property of `model` that `access` reaches and delivers the change once: the value the
+  /// property holds after the write, absorbing the property's own notification (its echo).
   ///
-  /// The property may notify by itself (an ``Observed`` property, or a `didSet` that calls
-  /// ``ObservableModel/notifyObservers(_:)``), and each change must reach each observer exactly once. The first
-  /// notification of the slot made while this write is the innermost one — its *echo* — is absorbed, and its value
-  /// (which a `didSet` may have normalised) is the one delivered. Without an echo the value is read back (in the
-  /// same call of the accessor as the write), or, when a nested key-path write of the same property began during
-  /// this one (from a `didSet`), the value the property held at that moment. The observers are taken before the
-  /// write and the slot's delivery turn is reserved, so nested changes — from a `didSet` or from observers — reach
-  /// observers after this one, in order, and are never absorbed.
-  ///
-  /// Nobody observes and no key-path write of the property is under way: the write is a plain write (nothing to
-  /// deliver, no outer write waiting for its value, and a notification the property makes itself reaches whoever
-  /// registered meanwhile, as for any write of the property).
-  ///
-  /// Returns the address the write went through (see ``StoredProperties``) and whether it settled on a value. When
-  /// `access` says the property's writes settle (``KeyPathAccess/settles``), the value is read back only if this
-  /// one did not, after the write's call.
+  /// Returns the address written through (see ``StoredProperties``) and whether the write settled. See
+  /// Documentation/KeyPathWrites.md.
   @inlinable @MainActor @discardableResult
   func keyPathWrite<Model, Value>(_ state: Value, of model: Model, through access: KeyPathAccess<Model, Value>)
     -> (address: UInt, settled: Bool)
@@ -181,12 +159,9 @@ extension ObserverSlot {
     return (address, settled)
   }
 
-  /// Writes `state` into `storage`, a stored property of a model whose observers are this slot's (see
-  /// ``StoredProperties``), and delivers it.
+  /// Writes `state` into `storage`, a stored property of the model (see ``StoredProperties``), and delivers it.
   ///
-  /// A stored property has no accessors: the write runs no code of the model's, so the property cannot notify by
-  /// itself (there is no echo to absorb), no key-path write of it can be under way around this one, and the value
-  /// it holds after the write is `state`.
+  /// A stored property runs no code when written, so there is no echo to absorb and no write around this one.
   @inlinable @MainActor
   func storedWrite<Value>(_ state: Value, into storage: UnsafeMutablePointer<Value>) {
     let recipients = snapshot(of: Value.self)

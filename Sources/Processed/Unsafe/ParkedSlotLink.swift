@@ -2,12 +2,8 @@
 /// resolves neither the model's conformance to `ObservableModel` nor its registry's slot.
 @usableFromInline @MainActor
 enum ParkedSlotLink {
-  // `model` is `unowned`: it
-  // never keeps the model alive, but it keeps the model's memory from being freed (an unowned reference does), so
-  // no other object can have `instance` as its identity while it is parked — a model with that identity is
-  // the parked model itself. It is never read. (At most one dead model's bare memory is kept, until the next park.)
-  // Without it, a new model at a dead one's address would get the dead model's slot: `KeyPathLifetimeTests`'
-  // many short-lived observed models then miss notifications.
+  // `model` is `unowned`: never read, it keeps the dead model's memory, so no other object can take `instance` as its
+  // identity while parked (see `KeyPathLifetimeTests`).
   static var instance: ObjectIdentifier?
   static unowned var model: AnyObject?
   static var keyPath: AnyKeyPath?

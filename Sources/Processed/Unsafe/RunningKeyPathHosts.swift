@@ -1,10 +1,7 @@
-/// The hosts of running key-path loads, by instance and key path: how a key-path face finds the load running on its
-/// state.
+/// The hosts of running key-path loads, by instance and key path.
 ///
-/// The last one started is in `lastHost`, found by the identities of its instance and key path object without hashing
-/// (a property loaded again and again never touches the table); every other one is in `table`. A host is in one of the
-/// two, never both; both are empty when no key-path load runs. Main-actor only: each static is a single access that
-/// never overlaps another, so their dynamic exclusivity checks are skipped (see `Unsafe/README.md`).
+/// The last one started is `lastHost`, found by identity without hashing; the others are in `table`; a host is in one,
+/// never both. Main-actor only, single accesses (see `Unsafe/README.md`).
 @usableFromInline @MainActor
 enum RunningKeyPathHosts {
   /// The running hosts other than `lastHost`.

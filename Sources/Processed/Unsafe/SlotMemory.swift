@@ -1,15 +1,10 @@
 public import CProcessedAtomics
 
-// The memory of an observer slot: one `ManagedBuffer` allocation that holds the slot's fields (the header) and its
-// lock and counters (the single tail element, a C struct: a lock must not move, and the counters are C11 atomics).
+// The memory of an observer slot: one `ManagedBuffer` (the fields as the header, the lock and counters as the single C
+// element), reached through pointers, not `ManagedBuffer.header` (an exclusivity check per access).
 //
-// Invariant: the pointers below are valid for as long as the slot lives, and only used while the caller holds the
-// slot (a strong reference, or an unmanaged one whose anchor it holds). A `ManagedBuffer`'s header and elements
-// never move. The header is two structs — the fields guarded by the lock, then the main actor's — each reached
-// through a pointer of its own rather than through `ManagedBuffer.header`, a class's stored property whose every
-// access would pay a dynamic exclusivity check. Accesses through the pointers are kept short and never overlap:
-// the guarded fields are touched only between `lock()` and `unlock()`, the main-actor fields only on the main
-// actor, and no access spans a call to user code.
+// Invariant: the memory never moves and the pointers are used only while the caller holds the slot; guarded fields only
+// under the lock, main-actor fields only on the main actor. See Unsafe/README.md.
 
 extension ObserverSlot {
   /// The slot's fields guarded by its lock: the first stored property of the header, at its start.

@@ -1,34 +1,11 @@
 @_spi(Reflection) import Swift
 
-/// Finds out whether a key-path write went straight to a stored property of the model, so that later writes can
-/// store there without going through the key path.
+/// Finds out whether a key-path write went straight to a stored property of the model, so that later writes store there
+/// without the runtime's exclusivity check (a sixth of a yielded change).
 ///
-/// Why: a write through a key path to a class's stored property always pays a dynamic exclusivity check (a call into
-/// the runtime, about a sixth of a yielded change's time), even when the key path is a literal the optimizer turns
-/// into a plain property access, and even when the property is declared `@exclusivity(unchecked)`.
-///
-/// How it is safe — the invariant: a write of a key path is a plain store, with no code of the model run, exactly
-/// when the key path is one stored property of the model's class. Its first write goes through the key path as usual,
-/// inside `withUnsafeMutablePointer`, which reports the address written through. That address is inside the model's
-/// own memory at the offset of one of its stored properties of type `State` only when the key path's write stored
-/// into that property in place: the key path runtime and the optimizer project a computed property — one with
-/// `get`/`set`, `didSet`/`willSet`, a property wrapper, the `@Observable` macro's accessors, `lazy`, `weak` — through a
-/// temporary, which is never inside the model (the model is alive and occupies that memory), and the value a key
-/// path projects through an optional's `!` or a nested value has the type of that nested value, never the type of
-/// the enclosing property at the same address (a type does not contain itself inline). A stored property's offset
-/// is fixed for the class, so every later write of the same key path into the same model stores at that address;
-/// the host holds its model, so the address stays valid.
-///
-/// What such a write does not do that a key-path write does: the dynamic exclusivity check. A write from inside an
-/// `inout` access of the same property (for example a `yield` from a closure passed to a mutating method of the
-/// state) is not diagnosed then — as with a property declared `@exclusivity(unchecked)`.
-///
-/// The stored properties of a class are read with the standard library's reflection (`_forEachField`, the field
-/// offsets and types of the class and its superclasses), once per class; a class it cannot read keeps key-path
-/// writes.
-///
-/// Off with `-D PROCESSED_NO_STORED_WRITES` (`swift test -Xswiftc -DPROCESSED_NO_STORED_WRITES`): every write then
-/// goes through its key path. CI runs the suite once that way, so the key-path path stays correct on its own.
+/// Invariant: only an address inside the model at the offset of a stored property of exactly the state's type (found
+/// with `_forEachField`) qualifies; computed properties never do. Off with `-D PROCESSED_NO_STORED_WRITES`. See
+/// Documentation/KeyPathWrites.md.
 @usableFromInline @MainActor
 enum StoredProperties {
   /// Whether key-path writes may be turned into stores (the compile-time switch above).

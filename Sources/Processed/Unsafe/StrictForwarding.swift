@@ -1,9 +1,6 @@
-// Standard-library functions that take a closure, forwarded through functions of this strictly checked module.
-//
-// A main-actor closure passed straight to a standard-library function that takes a closure gets an executor check
-// at its entry, run on every call: the standard library predates strict concurrency. On the notification path that
-// check cost more than the work it wrapped. Passed through these forwarding functions, the closure is checked at
-// compile time only.
+// Standard-library functions that take a closure, forwarded through this strictly checked module: passed straight, a
+// main-actor closure gets an executor check on every call, which cost more than the work it wrapped. See
+// Documentation/ObserverDelivery.md.
 
 extension Unmanaged {
   /// Calls `body` with the instance, without retaining or releasing it. The caller guarantees that the instance
