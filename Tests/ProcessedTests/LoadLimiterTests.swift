@@ -12,7 +12,7 @@ import Testing
   /// Starts a limited load of each state in turn, whose block records its index in `started`, runs `body` and
   /// returns the index; returns their tasks.
   func startLoads(
-    of states: [Loadable<Int>], options: LoadOptions, recordingIn started: Recorder<Int>,
+    of states: [Loadable<Int>], options: LoadOptions, recordingIn started: StateRecorder<Int>,
     _ body: @escaping @MainActor (_ index: Int) async -> Void
   ) -> [Task<Void, Never>] {
     states.indices.map { index in
@@ -29,7 +29,7 @@ import Testing
     let options = LoadOptions(limiter: limiter)
     let states = states(5)
     let gates = (0..<5).map { _ in Gate() }
-    let started = Recorder<Int>()
+    let started = StateRecorder<Int>()
     let tasks = startLoads(of: states, options: options, recordingIn: started) { await gates[$0].wait() }
     #expect(states.allSatisfy { $0.wrappedValue == .loading })  // written when called
     await gates[0].untilWaiting(1)
@@ -58,7 +58,7 @@ import Testing
     let options = LoadOptions(limiter: limiter)
     let states = states(5)
     let gate = Gate()
-    let started = Recorder<Int>()
+    let started = StateRecorder<Int>()
     let tasks = startLoads(of: states, options: options, recordingIn: started) { _ in await gate.wait() }
     // No task has run yet: this test has not suspended since the calls.
     #expect(started.values.isEmpty)

@@ -34,7 +34,7 @@ import Testing
 
   @Test func stoppedByCancel() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let cancelled = KeyPathBox<Bool?>(nil)
     let caller = await startWaitingLoad(model, cancelled: cancelled)
     #expect(keyPathHostCount(of: model) == 1)
@@ -47,7 +47,7 @@ import Testing
 
   @Test func stoppedByReset() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let cancelled = KeyPathBox<Bool?>(nil)
     let caller = await startWaitingLoad(model, cancelled: cancelled)
     model.reset(\.numbers)
@@ -58,7 +58,7 @@ import Testing
 
   @Test func stoppedByANewerLoad() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let cancelled = KeyPathBox<Bool?>(nil)
     let caller = await startWaitingLoad(model, cancelled: cancelled)
     let newer: Task<Void, Never> = model.load(\.numbers) { [2] }
@@ -70,7 +70,7 @@ import Testing
 
   @Test func stoppedByCancellingTheCaller() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let cancelled = KeyPathBox<Bool?>(nil)
     let caller = await startWaitingLoad(model, cancelled: cancelled)
     caller.cancel()
@@ -101,7 +101,7 @@ import Testing
 
   @Test func yieldingAsyncFormStoppedByCancellingTheCaller() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let started = KeyPathBox(false)
     let caller = Task {
       await model.load(\.numbers) { yield in

@@ -7,13 +7,13 @@ import Testing
 
 @MainActor
 @Suite struct LoadableSupportImplicitSelfTests {
-  @Test func returningForm() async {
+  @Test func returningForm() async throws {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     model.source = [4, 5]
     model.refresh()
     #expect(model.numbers == .loading)
-    await history.wait(forCount: 2)
+    try await history.wait(forCount: 2)
     #expect(history.values == [.loading, .loaded([4, 5])])
   }
 
@@ -23,31 +23,31 @@ import Testing
     #expect(model.numbers == .loaded([1, 2, 3]))
   }
 
-  @Test func failingForm() async {
+  @Test func failingForm() async throws {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     model.refreshFailing()
-    await history.wait(forCount: 2)
+    try await history.wait(forCount: 2)
     #expect(history.values == [.loading, .error(KeyPathTestError.boom)])
   }
 
-  @Test func yieldingForm() async {
+  @Test func yieldingForm() async throws {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     model.cached = [9]
     model.stream()
-    await history.wait(forCount: 3)
+    try await history.wait(forCount: 3)
     #expect(history.values == [.loading, .loaded([9]), .loaded([1, 2, 3])])
   }
 
-  @Test func interruptForms() async {
+  @Test func interruptForms() async throws {
     let model = KeyPathVM()
     await model.refreshWatchingDelays()
     #expect(model.numbers == .loaded([1, 2, 3]))
     #expect(model.slowInterrupts.count <= 1)
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     model.streamWatchingDelays()
-    await history.wait(forCount: 2)
+    try await history.wait(forCount: 2)
     #expect(history.values == [.loading, .loaded([1, 2, 3])])
   }
 

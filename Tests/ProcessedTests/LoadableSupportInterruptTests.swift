@@ -10,7 +10,7 @@ import Testing
   @Test func delaysAccumulate() async throws {
     let model = KeyPathVM()
     let clock = TestClock()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let delays = KeyPathBox<[Duration]>([])
     let gate = Gate()
     let load = Task {
@@ -37,7 +37,7 @@ import Testing
   @Test func timeoutErrorEndsTheLoad() async throws {
     let model = KeyPathVM()
     let clock = TestClock()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let blockCancelled = KeyPathBox<Bool?>(nil)
     let load = Task {
       await model.load(\.numbers, options: LoadOptions(clock: clock), interrupts: [.milliseconds(5)]) {
@@ -59,7 +59,7 @@ import Testing
   @Test func timeoutErrorEndsAYieldingLoadAndLaterYieldsAreDropped() async throws {
     let model = KeyPathVM()
     let clock = TestClock()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let task: Task<Void, Never> = model.load(
       \.numbers, options: LoadOptions(clock: clock), interrupts: [.milliseconds(5)]
     ) { yield in
@@ -146,7 +146,7 @@ import Testing
 
   @Test func onInterruptThatReturnsKeepsTheLoadGoing() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let gate = Gate()
     await model.load(\.numbers, interrupts: [.zero]) { yield in
       await gate.wait()
@@ -159,7 +159,7 @@ import Testing
 
   @Test func plainErrorFromOnInterruptIsWritten() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let clock = TestClock()
     await model.load(\.numbers, silently: true, options: LoadOptions(clock: clock), interrupts: [.zero]) {
       try? await clock.sleep(for: .seconds(10))  // ended by the interrupt's error, at once

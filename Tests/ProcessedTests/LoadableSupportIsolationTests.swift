@@ -10,8 +10,8 @@ import Testing
   @Test func twoInstancesLoadingTheSameKeyPathDoNotTouchEachOther() async {
     let first = KeyPathVM()
     let second = KeyPathVM()
-    let firstHistory = keyPathRecorder(first, \.numbers)
-    let secondHistory = keyPathRecorder(second, \.numbers)
+    let firstHistory = StateRecorder(first, \.numbers)
+    let secondHistory = StateRecorder(second, \.numbers)
     let firstGate = Gate()
     let secondGate = Gate()
     let cancelled = KeyPathBox<[Bool]>([])
@@ -64,8 +64,8 @@ import Testing
 
   @Test func twoPropertiesOfOneInstanceLoadAtOnce() async {
     let model = KeyPathVM()
-    let numbers = keyPathRecorder(model, \.numbers)
-    let other = keyPathRecorder(model, \.other)
+    let numbers = StateRecorder(model, \.numbers)
+    let other = StateRecorder(model, \.other)
     let numbersGate = Gate()
     let otherGate = Gate()
     let numbersTask: Task<Void, Never> = model.load(\.numbers) {

@@ -9,7 +9,7 @@ import Testing
 @Suite struct LoadableSupportLatestWinsTests {
   @Test func staleResultIsDropped() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let gate = Gate()
     let stale: Task<Void, Never> = model.load(\.numbers) {
       await gate.wait()
@@ -24,7 +24,7 @@ import Testing
 
   @Test func staleYieldIsDroppedWhileTheNewerLoadRuns() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let staleGate = Gate()
     let currentGate = Gate()
     let stale: Task<Void, Never> = model.load(\.numbers) { yield in
@@ -48,7 +48,7 @@ import Testing
 
   @Test func staleErrorIsDropped() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let gate = Gate()
     let stale: Task<Void, Never> = model.load(\.numbers) {
       await gate.wait()
@@ -63,7 +63,7 @@ import Testing
 
   @Test func staleResetDoesNotResetTheFinishedNewerLoad() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let gate = Gate()
     let stale: Task<Void, Never> = model.load(\.numbers) {
       await gate.wait()
@@ -79,7 +79,7 @@ import Testing
   @Test(arguments: KeyPathControl.allCases)
   func staleControlErrorDoesNotTouchTheRunningNewerLoad(_ control: KeyPathControl) async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let staleGate = Gate()
     let currentGate = Gate()
     let currentWasCancelled = KeyPathBox(false)
@@ -105,7 +105,7 @@ import Testing
 
   @Test func staleZeroDelayInterruptOutcomeIsDropped() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let interrupts = KeyPathBox<[Duration]>([])
     let gate = Gate()
     // Superseded before its task even starts: its immediate interrupt must not fire or write.
@@ -125,7 +125,7 @@ import Testing
 
   @Test func staleTimedInterruptOutcomeIsDropped() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let interrupts = KeyPathBox<[Duration]>([])
     let staleGate = Gate()
     let currentGate = Gate()
@@ -163,7 +163,7 @@ import Testing
   @Test(arguments: [KeyPathInterruptThrow.timeout, .cancel, .reset])
   func interruptThatStartsANewerLoadThenThrowsLeavesTheNewerLoadAlone(_ thrown: KeyPathInterruptThrow) async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let staleGate = Gate()
     let newerGate = Gate()
     let newerWasCancelled = KeyPathBox<Bool?>(nil)
@@ -191,7 +191,7 @@ import Testing
 
   @Test func cancelReachesTheCurrentLoadAfterAStaleOneFinished() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let staleGate = Gate()
     let currentGate = Gate()
     let stale: Task<Void, Never> = model.load(\.numbers) {
@@ -215,7 +215,7 @@ import Testing
 
   @Test func resetReachesTheCurrentLoadAfterAStaleOneFailed() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let staleGate = Gate()
     let currentGate = Gate()
     let stale: Task<Void, Never> = model.load(\.numbers) {
@@ -238,7 +238,7 @@ import Testing
 
   @Test func loadCancelledByResetNeverWritesAgain() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let gate = Gate()
     let task: Task<Void, Never> = model.load(\.numbers) { yield in
       await gate.wait()

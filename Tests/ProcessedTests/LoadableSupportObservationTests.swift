@@ -52,14 +52,14 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
 @Suite struct LoadableSupportObservationTests {
   @Test func plainPropertyOfAnObservableModel() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await runLoadableScenario(model, \.numbers)
     #expect(history.values == loadableScenarioHistory)
   }
 
   @Test func propertyWhoseDidSetNotifiesIsStillNotifiedOnce() async {
     let model = KeyPathDidSetModel()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     model.numbers = .loaded([0])
     #expect(history.values == [.loaded([0])])  // the didSet does notify on its own
     await runLoadableScenario(model, \.numbers)
@@ -91,7 +91,7 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
 
   @Test func observedPropertyIsNotifiedOnce() async {
     let model = KeyPathObservedModel()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     model.numbers = .loaded([0])
     #expect(history.values == [.loaded([0])])  // @Observed does notify on its own
     await runLoadableScenario(model, \.numbers)
@@ -100,7 +100,7 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
 
   @Test func loadableWrapperPropertyIsNotifiedOnce() async {
     let model = KeyPathWrappedModel()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await runLoadableScenario(model, \.numbers)
     #expect(history.values == loadableScenarioHistory)
   }
@@ -113,7 +113,7 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
 
   @Test func observerStartingANewLoadFromTheResultIsNotDisturbed() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let next = KeyPathBox<Task<Void, Never>?>(nil)
     let token = model.observe(\.numbers) { state in
       if state == .loaded([1]) {
@@ -129,7 +129,7 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
 
   @Test func observerResettingFromAYieldStopsTheLoad() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let token = model.observe(\.numbers) { state in
       if state == .loaded([1]) { model.reset(\.numbers) }
     }
@@ -144,7 +144,7 @@ let loadableScenarioHistory: [LoadableState<[Int]>] = [
 
   @Test func cancelledObserverHearsNothingMore() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await model.load(\.numbers) { [1] }
     history.token?.cancel()
     await model.load(\.numbers) { [2] }

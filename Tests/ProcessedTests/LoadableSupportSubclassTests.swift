@@ -38,7 +38,7 @@ import Testing
 
   @Test func observerRootedAtTheBaseClassSeesLoadsStartedInTheBaseClass() async {
     let model = KeyPathSubVM()
-    let history = keyPathRecorder(model as KeyPathBaseVM, \.numbers)
+    let history = StateRecorder(model as KeyPathBaseVM, \.numbers)
     let gate = Gate()
     gate.open()
     await model.refresh(after: gate).value
@@ -48,7 +48,7 @@ import Testing
 
   @Test func observerRootedAtTheBaseClassSeesLoadsStartedFromSubclassCode() async {
     let model = KeyPathSubVM()
-    let history = keyPathRecorder(model as KeyPathBaseVM, \.numbers)
+    let history = StateRecorder(model as KeyPathBaseVM, \.numbers)
     await (model as KeyPathBaseVM).load(\.numbers) { [2] }
     #expect(model.numbers == .loaded([2]))
     #expect(history.values == [.loading, .loaded([2])])

@@ -11,7 +11,7 @@ import Testing
 
   @Test func startWritesLoadingSynchronouslyThenTheValue() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let task: Task<Void, Never> = model.load(\.numbers) { [1, 2] }
     #expect(model.numbers == .loading)
     #expect(history.values == [.loading])
@@ -23,7 +23,7 @@ import Testing
   @Test func silentLoadSkipsLoading() async {
     let model = KeyPathVM()
     model.numbers = .loaded([0])
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await model.load(\.numbers, silently: true) { [1] }
     #expect(history.values == [.loaded([1])])
   }
@@ -31,14 +31,14 @@ import Testing
   @Test func loadingIsNotWrittenAgainWhenAlreadyLoading() async {
     let model = KeyPathVM()
     model.numbers = .loading
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await model.load(\.numbers) { [1] }
     #expect(history.values == [.loaded([1])])
   }
 
   @Test func loadingIsWrittenFromEveryOtherState() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await model.load(\.numbers) { [1] }
     await model.load(\.numbers) { throw KeyPathTestError.boom }
     await model.load(\.numbers) { [2] }
@@ -48,7 +48,7 @@ import Testing
 
   @Test func newerLoadCancelsTheRunningOneWithoutWritingLoadingTwice() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let gate = Gate()
     let wasCancelled = KeyPathBox(false)
     let first: Task<Void, Never> = model.load(\.numbers) {
@@ -79,7 +79,7 @@ import Testing
 
   @Test func thrownErrorIsWritten() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await model.load(\.numbers) { throw KeyPathTestError.boom }
     #expect(history.values == [.loading, .error(KeyPathTestError.boom)])
     #expect(keyPathHostCount(of: model) == 0)
@@ -87,7 +87,7 @@ import Testing
 
   @Test func thrownCancellationErrorLeavesTheState() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await model.load(\.numbers) { throw CancellationError() }
     #expect(history.values == [.loading])
     #expect(keyPathHostCount(of: model) == 0)
@@ -97,7 +97,7 @@ import Testing
 
   @Test func everyYieldIsWrittenAndReturningWritesNothingMore() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let seen = KeyPathBox<[LoadableState<[Int]>]>([])
     await model.load(\.numbers) { yield in
       yield(.loaded([1]))
@@ -114,7 +114,7 @@ import Testing
 
   @Test func yieldThenThrowWritesTheError() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await model.load(\.numbers) { yield in
       yield(.loaded([1]))
       throw KeyPathTestError.boom
@@ -124,7 +124,7 @@ import Testing
 
   @Test func silentYieldingLoadWritesOnlyTheYields() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await model.load(\.numbers, silently: true) { yield in yield(.loaded([3])) }
     #expect(history.values == [.loaded([3])])
   }
@@ -133,7 +133,7 @@ import Testing
 
   @Test func cancelKeepsTheStateAndDropsTheResult() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let gate = Gate()
     let task: Task<Void, Never> = model.load(\.numbers) {
       await gate.wait()
@@ -151,7 +151,7 @@ import Testing
   @Test func cancelWithoutALoadDoesNothing() {
     let model = KeyPathVM()
     model.numbers = .loaded([1])
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     model.cancel(\.numbers)
     #expect(history.values.isEmpty)
     #expect(model.numbers == .loaded([1]))
@@ -160,7 +160,7 @@ import Testing
 
   @Test func cancellingTheReturnedTaskDropsTheResult() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let gate = Gate()
     let task: Task<Void, Never> = model.load(\.numbers) { yield in
       await gate.wait()
@@ -177,7 +177,7 @@ import Testing
 
   @Test func resetCancelsAndWritesAbsent() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let gate = Gate()
     let task: Task<Void, Never> = model.load(\.numbers) {
       await gate.wait()
@@ -195,7 +195,7 @@ import Testing
   @Test func resetWithoutALoadWritesAbsentOnce() {
     let model = KeyPathVM()
     model.numbers = .loaded([1])
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     model.reset(\.numbers)
     #expect(model.numbers == .absent)
     model.reset(\.numbers)
@@ -216,7 +216,7 @@ import Testing
   @Test(arguments: KeyPathControl.allCases)
   func controlErrorFromTheBlock(_ control: KeyPathControl) async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await model.load(\.numbers) { yield in
       yield(.loaded([1]))
       throw control.error
@@ -230,7 +230,7 @@ import Testing
   @Test(arguments: KeyPathControl.allCases)
   func controlErrorFromTheReturningBlock(_ control: KeyPathControl) async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     await model.load(\.numbers) { () async throws -> [Int] in throw control.error }
     let expected: [LoadableState<[Int]>] = control.resets ? [.loading, .absent] : [.loading]
     #expect(history.values == expected)
@@ -239,7 +239,7 @@ import Testing
   @Test(arguments: KeyPathControl.allCases)
   func controlErrorFromOnInterrupt(_ control: KeyPathControl) async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.numbers)
+    let history = StateRecorder(model, \.numbers)
     let gate = Gate()
     let task: Task<Void, Never> = model.load(\.numbers, interrupts: [.zero]) {
       await gate.wait()

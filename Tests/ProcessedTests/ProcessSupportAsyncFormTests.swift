@@ -22,7 +22,7 @@ import Testing
 
   @Test func stoppedByCancel() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let cancelled = KeyPathBox<Bool?>(nil)
     let caller = await startWaitingRun(model, cancelled: cancelled)
     model.cancel(\.action)
@@ -33,7 +33,7 @@ import Testing
 
   @Test func stoppedByReset() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let cancelled = KeyPathBox<Bool?>(nil)
     let caller = await startWaitingRun(model, cancelled: cancelled)
     model.reset(\.action)
@@ -44,7 +44,7 @@ import Testing
 
   @Test func stoppedByANewerRun() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let cancelled = KeyPathBox<Bool?>(nil)
     let caller = await startWaitingRun(model, cancelled: cancelled)
     let newer: Task<Void, Never> = model.run(\.action, as: .delete) {}
@@ -56,7 +56,7 @@ import Testing
 
   @Test func stoppedByCancellingTheCaller() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let cancelled = KeyPathBox<Bool?>(nil)
     let caller = await startWaitingRun(model, cancelled: cancelled)
     caller.cancel()

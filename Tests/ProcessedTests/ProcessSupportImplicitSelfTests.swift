@@ -7,12 +7,12 @@ import Testing
 
 @MainActor
 @Suite struct ProcessSupportImplicitSelfTests {
-  @Test func runAs() async {
+  @Test func runAs() async throws {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     model.save()
     #expect(model.action == .running(.save))
-    await history.wait(forCount: 2)
+    try await history.wait(forCount: 2)
     #expect(history.values == [.running(.save), .finished(.save)])
     #expect(model.saved == [.save])
   }
@@ -24,24 +24,24 @@ import Testing
     #expect(model.saved == [.delete])
   }
 
-  @Test func singleProcess() async {
+  @Test func singleProcess() async throws {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.upload)
+    let history = StateRecorder(model, \.upload)
     model.startUpload()
-    await history.wait(forCount: 2)
+    try await history.wait(forCount: 2)
     #expect(model.upload.hasFinished)
     await model.uploadAndWait()
     #expect(model.uploads == 2)
     #expect(history.values.count == 4)
   }
 
-  @Test func interruptForms() async {
+  @Test func interruptForms() async throws {
     let model = KeyPathVM()
     await model.saveWatchingDelays()
     #expect(model.action == .finished(.save))
-    let history = keyPathRecorder(model, \.upload)
+    let history = StateRecorder(model, \.upload)
     model.uploadWatchingDelays()
-    await history.wait(forCount: 2)
+    try await history.wait(forCount: 2)
     #expect(model.upload.hasFinished)
     #expect(model.saved == [.save])
     #expect(model.uploads == 1)

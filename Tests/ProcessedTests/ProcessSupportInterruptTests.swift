@@ -35,7 +35,7 @@ import Testing
   @Test func timeoutErrorFailsTheProcess() async throws {
     let model = KeyPathVM()
     let clock = TestClock()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let run = Task {
       await model.run(\.action, as: .save, options: LoadOptions(clock: clock), interrupts: [.milliseconds(5)]) {
         try? await clock.sleep(for: .seconds(10))

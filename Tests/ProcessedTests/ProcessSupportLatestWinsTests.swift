@@ -9,7 +9,7 @@ import Testing
 @Suite struct ProcessSupportLatestWinsTests {
   @Test func staleFinishIsDropped() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let staleGate = Gate()
     let currentGate = Gate()
     let stale: Task<Void, Never> = model.run(\.action, as: .save) { await staleGate.wait() }
@@ -25,7 +25,7 @@ import Testing
 
   @Test func staleFailureIsDropped() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let gate = Gate()
     let stale: Task<Void, Never> = model.run(\.action, as: .save) {
       await gate.wait()
@@ -41,7 +41,7 @@ import Testing
   @Test(arguments: KeyPathControl.allCases)
   func staleControlErrorIsDropped(_ control: KeyPathControl) async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let staleGate = Gate()
     let currentGate = Gate()
     let stale: Task<Void, Never> = model.run(\.action, as: .save) {
@@ -61,7 +61,7 @@ import Testing
 
   @Test func staleResetAfterTheNewerRunFinishedIsDropped() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let gate = Gate()
     let stale: Task<Void, Never> = model.run(\.action, as: .save) {
       await gate.wait()
@@ -76,7 +76,7 @@ import Testing
 
   @Test func staleInterruptOutcomeIsDropped() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let fired = KeyPathBox(0)
     let gate = Gate()
     let clock = TestClock()
@@ -100,7 +100,7 @@ import Testing
 
   @Test func interruptThatStartsANewerRunThenThrowsLeavesTheNewerRunAlone() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let staleGate = Gate()
     let newerGate = Gate()
     let newerWasCancelled = KeyPathBox<Bool?>(nil)
@@ -125,7 +125,7 @@ import Testing
 
   @Test func cancelReachesTheCurrentRunAfterAStaleOneFinished() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let staleGate = Gate()
     let currentGate = Gate()
     let stale: Task<Void, Never> = model.run(\.action, as: .save) { await staleGate.wait() }

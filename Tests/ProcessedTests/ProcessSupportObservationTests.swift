@@ -42,14 +42,14 @@ let processScenarioHistory: [ProcessState<KeyPathVM.Action>] = [
 @Suite struct ProcessSupportObservationTests {
   @Test func plainPropertyOfAnObservableModel() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     await runProcessScenario(model, \.action)
     #expect(history.values == processScenarioHistory)
   }
 
   @Test func propertyWhoseDidSetNotifiesIsStillNotifiedOnce() async {
     let model = KeyPathDidSetModel()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     model.action = .finished(.delete)
     #expect(history.values == [.finished(.delete)])
     await runProcessScenario(model, \.action)
@@ -59,7 +59,7 @@ let processScenarioHistory: [ProcessState<KeyPathVM.Action>] = [
 
   @Test func observedPropertyIsNotifiedOnce() async {
     let model = KeyPathObservedModel()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     model.action = .finished(.delete)
     #expect(history.values == [.finished(.delete)])
     await runProcessScenario(model, \.action)
@@ -68,7 +68,7 @@ let processScenarioHistory: [ProcessState<KeyPathVM.Action>] = [
 
   @Test func processWrapperPropertyIsNotifiedOnce() async {
     let model = KeyPathWrappedModel()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     await runProcessScenario(model, \.action)
     #expect(history.values == processScenarioHistory)
   }

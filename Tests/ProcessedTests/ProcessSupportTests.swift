@@ -13,7 +13,7 @@ private typealias Action = KeyPathVM.Action
 
   @Test func runWritesRunningSynchronouslyThenFinished() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let task: Task<Void, Never> = model.run(\.action, as: .save) {}
     #expect(model.action == .running(.save))
     #expect(history.values == [.running(.save)])
@@ -24,7 +24,7 @@ private typealias Action = KeyPathVM.Action
 
   @Test func silentRunSkipsRunning() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     await model.run(\.action, as: .delete, silently: true) {}
     #expect(history.values == [.finished(.delete)])
   }
@@ -32,14 +32,14 @@ private typealias Action = KeyPathVM.Action
   @Test func runningIsNotWrittenAgainForTheSameProcess() async {
     let model = KeyPathVM()
     model.action = .running(.save)
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     await model.run(\.action, as: .save) {}
     #expect(history.values == [.finished(.save)])
   }
 
   @Test func runningIsWrittenForAnotherProcess() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let gate = Gate()
     let save: Task<Void, Never> = model.run(\.action, as: .save) { await gate.wait() }
     await gate.untilWaiting(1)
@@ -52,7 +52,7 @@ private typealias Action = KeyPathVM.Action
 
   @Test func singleProcessRunsAreDistinct() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.upload)
+    let history = StateRecorder(model, \.upload)
     let gate = Gate()
     let first: Task<Void, Never> = model.run(\.upload) { await gate.wait() }
     await gate.untilWaiting(1)
@@ -70,7 +70,7 @@ private typealias Action = KeyPathVM.Action
 
   @Test func singleProcessFailureNamesItsProcess() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.upload)
+    let history = StateRecorder(model, \.upload)
     await model.run(\.upload) { throw KeyPathTestError.boom }
     guard history.values.count == 2, case .running(let process) = history.values[0] else {
       Issue.record("unexpected history \(history.values)")
@@ -83,7 +83,7 @@ private typealias Action = KeyPathVM.Action
 
   @Test func thrownErrorFailsTheProcess() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     await model.run(\.action, as: .delete) { throw KeyPathTestError.boom }
     #expect(history.values == [.running(.delete), .failed(process: .delete, error: KeyPathTestError.boom)])
     #expect(keyPathHostCount(of: model) == 0)
@@ -91,7 +91,7 @@ private typealias Action = KeyPathVM.Action
 
   @Test func thrownCancellationErrorLeavesTheState() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     await model.run(\.action, as: .save) { throw CancellationError() }
     #expect(history.values == [.running(.save)])
   }
@@ -100,7 +100,7 @@ private typealias Action = KeyPathVM.Action
 
   @Test func cancelKeepsTheStateAndDropsTheOutcome() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let gate = Gate()
     let task: Task<Void, Never> = model.run(\.action, as: .save) { await gate.wait() }
     await gate.untilWaiting(1)
@@ -113,7 +113,7 @@ private typealias Action = KeyPathVM.Action
 
   @Test func cancellingTheReturnedTaskDropsTheOutcome() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let gate = Gate()
     let task: Task<Void, Never> = model.run(\.action, as: .save) {
       await gate.wait()
@@ -129,7 +129,7 @@ private typealias Action = KeyPathVM.Action
 
   @Test func resetCancelsAndWritesIdle() async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let gate = Gate()
     let task: Task<Void, Never> = model.run(\.action, as: .save) { await gate.wait() }
     await gate.untilWaiting(1)
@@ -143,7 +143,7 @@ private typealias Action = KeyPathVM.Action
   @Test func resetWithoutARunWritesIdleOnce() {
     let model = KeyPathVM()
     model.action = .finished(.save)
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     model.reset(\.action)
     model.reset(\.action)
     model.cancel(\.action)
@@ -162,7 +162,7 @@ private typealias Action = KeyPathVM.Action
   @Test(arguments: KeyPathControl.allCases)
   func controlErrorFromTheBlock(_ control: KeyPathControl) async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     await model.run(\.action, as: .save) { throw control.error }
     let expected: [ProcessState<Action>] = control.resets ? [.running(.save), .idle] : [.running(.save)]
     #expect(history.values == expected)
@@ -172,7 +172,7 @@ private typealias Action = KeyPathVM.Action
   @Test(arguments: KeyPathControl.allCases)
   func controlErrorFromOnInterrupt(_ control: KeyPathControl) async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.action)
+    let history = StateRecorder(model, \.action)
     let gate = Gate()
     let task: Task<Void, Never> = model.run(\.action, as: .delete, interrupts: [.zero]) {
       await gate.wait()
@@ -191,7 +191,7 @@ private typealias Action = KeyPathVM.Action
   @Test(arguments: KeyPathControl.allCases)
   func controlErrorFromASingleProcess(_ control: KeyPathControl) async {
     let model = KeyPathVM()
-    let history = keyPathRecorder(model, \.upload)
+    let history = StateRecorder(model, \.upload)
     await model.run(\.upload) { throw control.error }
     #expect(history.values.count == (control.resets ? 2 : 1))
     #expect(model.upload.isIdle == control.resets)

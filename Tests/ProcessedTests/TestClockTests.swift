@@ -7,7 +7,7 @@ import Testing
 @MainActor
 @Suite struct TestClockTests {
   /// Three tasks sleeping 3 s, 1 s and 2 s on `clock`; each records its index in `woken` when it wakes.
-  func startSleepers(on clock: TestClock, recordingIn woken: Recorder<Int>) -> [Task<Void, Never>] {
+  func startSleepers(on clock: TestClock, recordingIn woken: StateRecorder<Int>) -> [Task<Void, Never>] {
     [3, 1, 2].enumerated().map { index, seconds in
       Task {
         try? await clock.sleep(until: clock.now.advanced(by: .seconds(seconds)))
@@ -18,7 +18,7 @@ import Testing
 
   @Test func sleepersWakeAtTheirDeadlinesInOrder() async throws {
     let clock = TestClock()
-    let woken = Recorder<Int>()
+    let woken = StateRecorder<Int>()
     let tasks = startSleepers(on: clock, recordingIn: woken)
     try await clock.waitForSleepers(3)
     clock.advance(by: .milliseconds(999))
@@ -39,7 +39,7 @@ import Testing
 
   @Test func oneAdvanceWakesEverySleeperItPasses() async throws {
     let clock = TestClock()
-    let woken = Recorder<Int>()
+    let woken = StateRecorder<Int>()
     let tasks = startSleepers(on: clock, recordingIn: woken)
     try await clock.waitForSleepers(3)
     clock.advance(by: .seconds(5))

@@ -102,7 +102,7 @@ import Testing
   @Test func interruptsSleepOnTheOptionsClockAndAccumulate() async throws {
     let clock = TestClock()
     let model = OptionsModel()
-    let delays = Recorder<Duration>()
+    let delays = StateRecorder<Duration>()
     let secondInterrupt = WrapperLatch<Void>()
     let gate = Gate()
     let task: Task<Void, Never> = model.$plain.load(
@@ -129,7 +129,7 @@ import Testing
   @Test func hugeAndNegativeInterruptDelaysOnATestClockHaveDefinedOutcomes() async throws {
     let clock = TestClock()
     let model = OptionsModel()
-    let delays = Recorder<Duration>()
+    let delays = StateRecorder<Duration>()
     let gate = Gate()
     let task: Task<Void, Never> = model.$plain.load(
       options: LoadOptions(clock: clock), interrupts: [.seconds(-5), .zero, .seconds(Int64.max), .seconds(1)]
