@@ -13,11 +13,28 @@ public import Processed
 /// It records changes from its creation on (not the current state) until ``cancel()`` or until it is released.
 /// ``wait(forCount:timeLimit:)`` fails with ``TimeLimitExceeded`` after a real-time limit, so a bug fails a test
 /// instead of hanging it.
+///
+/// To record values from any other observer — a load's activity, a handler you pass to your own code — create an
+/// empty recorder with ``init()`` and call ``record(_:)`` from that observer; keep the observation's token in
+/// ``token`` so that it lasts as long as the recorder.
 @MainActor
 public final class StateRecorder<State: Sendable> {
   /// Every change recorded so far, in order.
   public private(set) var values: [State] = []
-  private var token: ObservationToken?
+
+  /// The observation that feeds the recorder, kept for as long as the recorder lives.
+  ///
+  /// The controller and model initializers set it. Set it yourself to keep an observation that calls ``record(_:)``;
+  /// setting it to another token or to `nil` releases the previous one, which ends that observation (unless it is
+  /// also kept elsewhere). ``cancel()`` cancels it and sets it to `nil`.
+  ///
+  /// ```swift
+  /// let recorder = StateRecorder<LoadableState<[String]>>()
+  /// recorder.token = model.$feed.observe { [weak recorder] in recorder?.record($0) }
+  /// await model.refresh().value
+  /// recorder.token = nil  // records nothing more
+  /// ```
+  public var token: ObservationToken?
   private var waiters: [(id: UInt64, count: Int, continuation: CheckedContinuation<Void, any Error>)] = []
   private var nextID: UInt64 = 0
 
@@ -65,7 +82,17 @@ public final class StateRecorder<State: Sendable> {
     token = model.observe(keyPath) { [weak self] in self?.record($0) }
   }
 
-  private init() {}
+  /// Creates a recorder that observes nothing: it records exactly the values given to ``record(_:)``.
+  ///
+  /// Use it to record what any observer receives — a load's activity, the delays an `onInterrupt` handler is given,
+  /// a callback of your own code — with the same history and waits as a controller's recorder. Keep the
+  /// observation's token in ``token``, and capture the recorder weakly there: the recorder keeps the token.
+  ///
+  /// ```swift
+  /// let activity = StateRecorder<LoadActivity>()
+  /// activity.token = model.$feed.observeActivity { [weak activity] in activity?.record($0) }
+  /// ```
+  public init() {}
 
   /// Suspends until at least `count` changes were recorded. Throws ``TimeLimitExceeded`` when that has not happened
   /// after `timeLimit` of real time, and `CancellationError` when the calling task is cancelled.
@@ -108,7 +135,21 @@ public final class StateRecorder<State: Sendable> {
     token = nil
   }
 
-  private func record(_ state: State) {
+  /// Appends a value to ``values`` and resumes the waits it completes.
+  ///
+  /// The controller and model initializers call it for each change they observe; call it yourself on a recorder
+  /// made with ``init()``.
+  ///
+  /// ```swift
+  /// let activity = StateRecorder<LoadActivity>()
+  /// activity.token = model.$feed.observeActivity { [weak activity] in activity?.record($0) }
+  /// model.refresh()
+  /// try await activity.wait(forCount: 2)
+  /// #expect(activity.values.map(\.phase) == [.running(attempt: 1), .idle])
+  /// ```
+  ///
+  /// - Parameter state: The value to record.
+  public func record(_ state: State) {
     values.append(state)
     let count = values.count
     let ready = waiters.filter { $0.count <= count }

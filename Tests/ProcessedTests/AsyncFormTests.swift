@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -16,7 +17,7 @@ private enum RequestContext {
 
   @Test func cancelStopsAnAwaitedLoad() async {
     let count = Loadable<Int>()
-    let recorder = Recorder(count.projectedValue)
+    let recorder = StateRecorder(count.projectedValue)
     let started = WrapperLatch<Void>()
     let sawCancellation = WrapperLatch<Bool>()
     let caller = Task {
@@ -36,7 +37,7 @@ private enum RequestContext {
 
   @Test func resetStopsAnAwaitedLoad() async {
     let count = Loadable<Int>()
-    let recorder = Recorder(count.projectedValue)
+    let recorder = StateRecorder(count.projectedValue)
     let started = WrapperLatch<Void>()
     let sawCancellation = WrapperLatch<Bool>()
     let caller = Task {
@@ -55,7 +56,7 @@ private enum RequestContext {
 
   @Test func newerLoadStopsAnAwaitedLoad() async {
     let count = Loadable<Int>()
-    let recorder = Recorder(count.projectedValue)
+    let recorder = StateRecorder(count.projectedValue)
     let started = WrapperLatch<Void>()
     let sawCancellation = WrapperLatch<Bool>()
     let caller = Task {
@@ -75,7 +76,7 @@ private enum RequestContext {
 
   @Test func cancellingTheCallersTaskStopsAnAwaitedLoad() async {
     let count = Loadable<Int>()
-    let recorder = Recorder(count.projectedValue)
+    let recorder = StateRecorder(count.projectedValue)
     let started = WrapperLatch<Void>()
     let sawCancellation = WrapperLatch<Bool>()
     let caller = Task {
@@ -95,7 +96,7 @@ private enum RequestContext {
 
   @Test func manualWriteStopsAnAwaitedLoad() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let started = WrapperLatch<Void>()
     let controller = $count
     let caller = Task {
@@ -115,7 +116,7 @@ private enum RequestContext {
 
   @Test func cancelReachesAnAwaitedLoadThatIgnoresCancellation() async {
     let count = Loadable<Int>()
-    let recorder = Recorder(count.projectedValue)
+    let recorder = StateRecorder(count.projectedValue)
     let gate = Gate()
     let caller = Task {
       await count.projectedValue.load {
@@ -132,7 +133,7 @@ private enum RequestContext {
 
   @Test func newerLoadSupersedesAnAwaitedLoadThatIgnoresCancellation() async {
     let count = Loadable<Int>()
-    let recorder = Recorder(count.projectedValue)
+    let recorder = StateRecorder(count.projectedValue)
     let gate = Gate()
     let caller = Task {
       await count.projectedValue.load { yield in
@@ -150,7 +151,7 @@ private enum RequestContext {
 
   @Test func cancellingTheCallerReachesAnAwaitedLoadThatIgnoresCancellation() async {
     let count = Loadable<Int>()
-    let recorder = Recorder(count.projectedValue)
+    let recorder = StateRecorder(count.projectedValue)
     let gate = Gate()
     let caller = Task {
       await count.projectedValue.load { () async throws -> Int in
@@ -186,7 +187,7 @@ private enum RequestContext {
 
   @Test func cancelAndResetStopAnAwaitedRun() async {
     let action = Process<String>()
-    let recorder = Recorder(action.projectedValue)
+    let recorder = StateRecorder(action.projectedValue)
     let gate = Gate()
     let first = Task {
       await action.projectedValue.run("first") { await gate.wait() }
@@ -210,7 +211,7 @@ private enum RequestContext {
 
   @Test func newerRunStopsAnAwaitedSingleProcessRun() async {
     let save = Process()
-    let recorder = Recorder(save.projectedValue)
+    let recorder = StateRecorder(save.projectedValue)
     let gate = Gate()
     let caller = Task {
       await save.projectedValue.run { await gate.wait() }

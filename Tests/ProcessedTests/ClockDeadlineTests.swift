@@ -18,7 +18,7 @@ import Testing
   /// Starts a load with interrupts `[1 s, 2 s]` on `clock` whose block waits at `gate`; `fired` records each
   /// interrupt's accumulated delay.
   func startInterruptedLoad(
-    of model: Model, on clock: TestClock, gate: Gate, fired: Recorder<Duration>
+    of model: Model, on clock: TestClock, gate: Gate, fired: StateRecorder<Duration>
   ) -> Task<Void, Never> {
     model.$numbers.load(options: LoadOptions(clock: clock), interrupts: [.seconds(1), .seconds(2)]) {
       await gate.wait()
@@ -36,13 +36,13 @@ import Testing
     let clock = TestClock()
     let model = Model()
     let gate = Gate()
-    let fired = Recorder<Duration>()
+    let fired = StateRecorder<Duration>()
     let task = startInterruptedLoad(of: model, on: clock, gate: gate, fired: fired)
     for step in steps {
       try await clock.waitForSleepers(1)
       clock.advance(by: .milliseconds(step))
     }
-    await fired.wait(forCount: 2)
+    try await fired.wait(forCount: 2)
     #expect(fired.values == [.seconds(1), .seconds(3)])
     gate.open()
     await task.value
@@ -56,7 +56,7 @@ import Testing
     let clock = TestClock()
     let model = Model()
     let gate = Gate()
-    let fired = Recorder<Duration>()
+    let fired = StateRecorder<Duration>()
     let task: Task<Void, Never> = model.$numbers.load(options: LoadOptions(clock: clock), interrupts: [.seconds(1)]) {
       clock.advance(by: .seconds(1))  // before the interrupts' task has run at all
       await gate.wait()
@@ -64,7 +64,7 @@ import Testing
     } onInterrupt: { accumulated in
       fired.record(accumulated)
     }
-    await fired.wait(forCount: 1)  // with the clock never advanced again
+    try await fired.wait(forCount: 1)  // with the clock never advanced again
     #expect(fired.values == [.seconds(1)])
     gate.open()
     await task.value
@@ -88,7 +88,7 @@ import Testing
     let clock = TestClock()
     let model = Model()
     let gate = Gate()
-    let fired = Recorder<Duration>()
+    let fired = StateRecorder<Duration>()
     let options = LoadOptions(clock: SuspendingClock(base: clock))
     let task: Task<Void, Never> = model.$numbers.load(options: options, interrupts: [.seconds(1), .seconds(2)]) {
       await gate.wait()
@@ -100,7 +100,7 @@ import Testing
     }
     try await clock.waitForSleepers(1)
     clock.advance(by: .seconds(3))  // past both deadlines
-    await fired.wait(forCount: 3)
+    try await fired.wait(forCount: 3)
     #expect(fired.values == [.seconds(1), .seconds(3), .zero])
     gate.open()
     await task.value

@@ -1160,136 +1160,12 @@ extension DocExamples {
 
 // MARK: - Processed.docc/TestingWithObservers.md
 // The article's `import Processed` and `import Testing` are at the top of this file; its free `@Test` functions sit in
-// suites here.
+// suites, one file each, in TestingWithObservers/ (NumbersTests, RecorderTests, GateTests, ModelTests, DocTimeoutTests).
 
 extension DocExamples {
   enum TestingWithObserversDocs {
     // doc: TestingWithObservers.md:21
     struct NetworkError: Error, Equatable {}
-
-    @MainActor
-    @Suite struct NumbersTests {
-      @Test func loadShowsLoadingThenNumbers() async {
-        @Loadable var numbers: LoadableState<[Int]>
-        var history: [LoadableState<[Int]>] = []
-        let token = $numbers.observe { history.append($0) }
-
-        await $numbers.load { [1, 2, 3] }
-        await $numbers.load { throw NetworkError() }
-
-        #expect(history == [.loading, .loaded([1, 2, 3]), .loading, .error(NetworkError())])
-        token.cancel()
-      }
-    }
-
-    /// Not main-actor isolated, so that the tests below compile only because of their own `@MainActor`.
-    @Suite struct RecorderTests {
-      // doc: TestingWithObservers.md "Record with StateRecorder"
-      @MainActor
-      @Test func deleteFails() async {
-        enum Action: Equatable, Sendable { case save, delete }
-        @Process var action: ProcessState<Action>
-        let recorder = StateRecorder($action)
-
-        await $action.run(.delete) { throw NetworkError() }
-
-        #expect(recorder.values == [.running(.delete), .failed(process: .delete, error: NetworkError())])
-      }
-    }
-
-    // doc: TestingWithObservers.md:88
-    /// Tasks that call `wait()` suspend until `open()` is called.
-    @MainActor
-    final class Gate {
-      private var isOpen = false
-      private var waiters: [CheckedContinuation<Void, Never>] = []
-
-      func wait() async {
-        if isOpen { return }
-        await withCheckedContinuation { waiters.append($0) }
-      }
-
-      func open() {
-        isOpen = true
-        for waiter in waiters { waiter.resume() }
-        waiters = []
-      }
-    }
-
-    @Suite struct GateTests {
-      // doc corrected (the source now shows this form): TestingWithObservers.md:112 — both tests are written as free, non-isolated functions, which
-      // cannot call the main-actor `Recorder` and `Gate`; each needs `@MainActor`.
-      @MainActor
-      @Test func newerLoadWins() async {
-        @Loadable var numbers: LoadableState<Int>
-        let recorder = StateRecorder($numbers)
-        let gate = Gate()
-        let (started, signalStarted) = AsyncStream.makeStream(of: Void.self)
-
-        let first: Task<Void, Never> = $numbers.load {
-          signalStarted.yield()
-          await gate.wait()
-          return 1
-        }
-        for await _ in started { break }  // the first load is now waiting at the gate
-
-        await $numbers.load { 2 }  // supersedes the first load
-        gate.open()  // the first block returns 1 …
-        await first.value
-
-        #expect(recorder.values == [.loading, .loaded(2)])  // … which is never written
-      }
-
-      @MainActor
-      @Test func cancelKeepsTheState() async {
-        @Loadable var numbers: LoadableState<Int>
-        let recorder = StateRecorder($numbers)
-        let gate = Gate()
-        let (started, signalStarted) = AsyncStream.makeStream(of: Void.self)
-
-        let load: Task<Void, Never> = $numbers.load {
-          signalStarted.yield()
-          await gate.wait()
-          return 1
-        }
-        for await _ in started { break }
-
-        $numbers.cancel()
-        gate.open()
-        await load.value
-
-        #expect(recorder.values == [.loading])
-        #expect(numbers == .loading)
-      }
-    }
-
-    @Suite struct ModelTests {
-      // doc: TestingWithObservers.md:163
-      @MainActor
-      final class NumbersViewModel: ObservableModel, LoadableSupport {
-        let observers = ObserverRegistry()
-        var numbers: LoadableState<[Int]> = .absent
-
-        @discardableResult
-        func refresh() -> Task<Void, Never> {
-          load(\.numbers) { try await fetchNumbers() }
-        }
-
-        func fetchNumbers() async throws -> [Int] { [1, 2, 3] }
-      }
-
-      // doc corrected (the source now shows this form): TestingWithObservers.md:163 — written as a free, non-isolated function, the test cannot
-      // create the main-actor model or `Recorder`; it needs `@MainActor`.
-      @MainActor
-      @Test func refreshLoadsNumbers() async {
-        let model = NumbersViewModel()
-        let recorder = StateRecorder(model, \.numbers)
-
-        await model.refresh().value
-
-        #expect(recorder.values == [.loading, .loaded([1, 2, 3])])
-      }
-    }
 
     /// A model whose `@Loadable var feed` loads on its own, for the fragment below.
     @MainActor
@@ -1305,42 +1181,6 @@ extension DocExamples {
     @MainActor
     static func testingWithObservers190(model: FeedModel) async {
       for await state in model.$feed.states where state.isLoaded { break }
-    }
-
-    // doc: TestingWithObservers.md "Control time with TestClock"
-    @MainActor
-    final class SearchViewModel: ObservableModel, LoadableSupport {
-      let observers = ObserverRegistry()
-      var results: LoadableState<[String]> = .absent
-      let clock: any Clock<Duration>
-
-      init(clock: any Clock<Duration> = ContinuousClock()) {
-        self.clock = clock
-      }
-
-      @discardableResult
-      func search(_ text: String) -> Task<Void, Never> {
-        load(\.results, options: LoadOptions(timeout: .seconds(5), clock: clock)) {
-          try await clock.sleep(for: .seconds(60))  // a server that does not answer
-          return [text]
-        }
-      }
-    }
-
-    @Suite struct TimeoutTests {
-      @MainActor
-      @Test func aSlowSearchTimesOut() async throws {
-        let clock = TestClock()
-        let model = SearchViewModel(clock: clock)
-        let recorder = StateRecorder(model, \.results)
-
-        let search = model.search("swift")
-        try await clock.waitForSleepers(2)  // the block and the timeout are waiting
-        clock.advance(by: .seconds(5))
-        await search.value
-
-        #expect(recorder.values == [.loading, .error(TimeoutError())])
-      }
     }
   }
 }

@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -17,8 +18,8 @@ import Testing
     #expect(madeNumbers !== literal)
 
     let model = KeyPathVM()
-    let viaLiteral = keyPathRecorder(model, literal)
-    let viaMade = keyPathRecorder(model, madeNumbers)
+    let viaLiteral = StateRecorder(model, literal)
+    let viaMade = StateRecorder(model, madeNumbers)
     let gate = Gate()
     // Started through one object, superseded through the other, then through the first again: one state, one load.
     let first: Task<Void, Never> = model.load(literal) {
@@ -60,7 +61,7 @@ import Testing
 
   @Test func cancellingThroughAnEqualKeyPathObjectReachesTheLoad() async {
     let model = KeyPathVM()
-    let recorder = keyPathRecorder(model, \.nested.numbers)
+    let recorder = StateRecorder(model, \.nested.numbers)
     let gate = Gate()
     let task: Task<Void, Never> = model.load(\.nested.numbers) {
       await gate.wait()
@@ -96,7 +97,7 @@ import Testing
     // The key-path faces read the state where the compiler sees the key path literal; that read must be the
     // state as it is now, also after a write the running load did not make.
     let model = KeyPathVM()
-    let recorder = keyPathRecorder(model, \.numbers)
+    let recorder = StateRecorder(model, \.numbers)
     let gate = Gate()
     let first: Task<Void, Never> = model.load(\.numbers) {
       await gate.wait()

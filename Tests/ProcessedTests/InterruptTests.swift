@@ -35,8 +35,8 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func delaysAccumulate() async throws {
     let clock = TestClock()
     @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
-    let recorder = Recorder($count)
-    let delays = Recorder<Duration>()
+    let recorder = StateRecorder($count)
+    let delays = StateRecorder<Duration>()
     let gate = Gate()
     let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(50), .milliseconds(100)]) {
       await gate.wait()
@@ -48,10 +48,10 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     clock.advance(by: .milliseconds(49))
     #expect(delays.values.isEmpty)
     clock.advance(by: .milliseconds(1))
-    await delays.wait(forCount: 1)
+    try await delays.wait(forCount: 1)
     try await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(100))
-    await delays.wait(forCount: 2)
+    try await delays.wait(forCount: 2)
     gate.open()
     await task.value
     #expect(delays.values == [.milliseconds(50), .milliseconds(150)])
@@ -62,8 +62,8 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     let clock = TestClock()
     @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
     @Process(options: LoadOptions(clock: clock)) var save
-    let loadDelays = Recorder<Duration>()
-    let runDelays = Recorder<Duration>()
+    let loadDelays = StateRecorder<Duration>()
+    let runDelays = StateRecorder<Duration>()
     let gate = Gate()
     let load: Task<Void, Never> = $count.load(interrupts: [.milliseconds(20), .milliseconds(30)]) { yield in
       await gate.wait()
@@ -78,14 +78,14 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     }
     try await clock.waitForSleepers(2)
     clock.advance(by: .milliseconds(20))  // the load's first interrupt
-    await loadDelays.wait(forCount: 1)
+    try await loadDelays.wait(forCount: 1)
     try await clock.waitForSleepers(2)
     clock.advance(by: .milliseconds(10))  // 30 ms: the run's first interrupt
-    await runDelays.wait(forCount: 1)
+    try await runDelays.wait(forCount: 1)
     try await clock.waitForSleepers(2)
     clock.advance(by: .milliseconds(20))  // 50 ms: both second interrupts
-    await loadDelays.wait(forCount: 2)
-    await runDelays.wait(forCount: 2)
+    try await loadDelays.wait(forCount: 2)
+    try await runDelays.wait(forCount: 2)
     gate.open()
     await load.value
     await run.value
@@ -95,9 +95,9 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     #expect(save.hasFinished)
   }
 
-  @Test func zeroAndNegativeDelaysFireAtOnceAndAddNothing() async {
+  @Test func zeroAndNegativeDelaysFireAtOnceAndAddNothing() async throws {
     @Loadable var count: LoadableState<Int>
-    let delays = Recorder<Duration>()
+    let delays = StateRecorder<Duration>()
     let gate = Gate()
     let task: Task<Void, Never> = $count.load(interrupts: [.zero, .milliseconds(-5)]) {
       await gate.wait()
@@ -105,7 +105,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     } onInterrupt: { delay in
       delays.record(delay)
     }
-    await delays.wait(forCount: 2)
+    try await delays.wait(forCount: 2)
     gate.open()
     await task.value
     #expect(delays.values == [.zero, .zero])
@@ -115,7 +115,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func zeroDelayAddsNothingBetweenPositiveOnes() async throws {
     let clock = TestClock()
     @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
-    let delays = Recorder<Duration>()
+    let delays = StateRecorder<Duration>()
     let gate = Gate()
     let task: Task<Void, Never> = $count.load(
       interrupts: [.milliseconds(10), .zero, .milliseconds(-20), .milliseconds(15)]
@@ -127,10 +127,10 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     }
     try await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(10))
-    await delays.wait(forCount: 3)
+    try await delays.wait(forCount: 3)
     try await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(15))
-    await delays.wait(forCount: 4)
+    try await delays.wait(forCount: 4)
     gate.open()
     await task.value
     #expect(delays.values == [.milliseconds(10), .milliseconds(10), .milliseconds(10), .milliseconds(25)])
@@ -139,7 +139,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func emptyInterruptsMeanNone() async throws {
     let clock = TestClock()
     @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
-    let delays = Recorder<Duration>()
+    let delays = StateRecorder<Duration>()
     await $count.load(interrupts: []) {
       return 1
     } onInterrupt: { delay in
@@ -153,8 +153,8 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func interruptsStopWhenTheBlockFinishes() async throws {
     let clock = TestClock()
     @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
-    let recorder = Recorder($count)
-    let delays = Recorder<Duration>()
+    let recorder = StateRecorder($count)
+    let delays = StateRecorder<Duration>()
     let gate = Gate()
     // The first interrupt fires while the block waits; the block then ends, and the second must never fire.
     let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10), .seconds(1)]) {
@@ -165,7 +165,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     }
     try await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(10))
-    await delays.wait(forCount: 1)
+    try await delays.wait(forCount: 1)
     try await clock.waitForSleepers(1)  // the second interrupt's sleep
     gate.open()
     await task.value
@@ -178,7 +178,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func interruptsNeverFireAfterAQuickBlock() async throws {
     let clock = TestClock()
     @Process(options: LoadOptions(clock: clock)) var save
-    let delays = Recorder<Duration>()
+    let delays = StateRecorder<Duration>()
     await $save.run(interrupts: [.milliseconds(40)]) {
     } onInterrupt: { delay in
       delays.record(delay)
@@ -195,7 +195,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func timeoutFromOnInterruptEndsTheLoadWithAnError() async throws {
     let clock = TestClock()
     @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let gate = Gate()
     let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10)]) {
       await gate.wait()
@@ -205,7 +205,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     }
     try await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(10))
-    await recorder.wait(forCount: 2)
+    try await recorder.wait(forCount: 2)
     #expect(recorder.values == [.loading, .error(TimeoutError())])
     // The block ignores cancellation; its late result is not written.
     gate.open()
@@ -217,7 +217,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func timeoutCancelsACooperativeBlock() async throws {
     let clock = TestClock()
     @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let sawCancellation = WrapperLatch<Bool>()
     let load = Task {
       await $count.load(interrupts: [.milliseconds(10)]) { yield in
@@ -242,7 +242,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func timeoutFromOnInterruptFailsTheProcess() async throws {
     let clock = TestClock()
     @Process(options: LoadOptions(clock: clock)) var action: ProcessState<String>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     let gate = Gate()
     let task: Task<Void, Never> = $action.run("save", interrupts: [.milliseconds(10)]) {
       await gate.wait()
@@ -251,7 +251,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     }
     try await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(10))
-    await recorder.wait(forCount: 2)
+    try await recorder.wait(forCount: 2)
     gate.open()
     await task.value
     #expect(recorder.values == [.running("save"), .failed(process: "save", error: TimeoutError())])
@@ -260,8 +260,8 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func timeoutAfterSeveralInterrupts() async throws {
     let clock = TestClock()
     @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
-    let recorder = Recorder($count)
-    let delays = Recorder<Duration>()
+    let recorder = StateRecorder($count)
+    let delays = StateRecorder<Duration>()
     let load = Task {
       await $count.load(interrupts: [.milliseconds(10), .milliseconds(10), .milliseconds(10)]) {
         try await clock.sleep(for: .seconds(60))
@@ -282,7 +282,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
 
   @Test func anyErrorFromOnInterruptIsWrittenLikeABlockError() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load(interrupts: [.zero]) {
       _ = await WrapperProbe.sleepUntilCancelled()
       return 1
@@ -292,9 +292,9 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     #expect(recorder.values == [.loading, .error(WrapperError(code: 9))])
   }
 
-  @Test func controlErrorsFromOnInterruptActAsCancelAndReset() async {
+  @Test func controlErrorsFromOnInterruptActAsCancelAndReset() async throws {
     @Loadable var count: LoadableState<Int> = .loaded(0)
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let gate = Gate()
     let cancelled: Task<Void, Never> = $count.load(interrupts: [.zero]) { yield in
       yield(.loaded(1))
@@ -315,7 +315,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     } onInterrupt: { _ in
       throw ResetLoadable()
     }
-    await recorder.wait(forCount: 4)
+    try await recorder.wait(forCount: 4)
     resetGate.open()
     await reset.value
     #expect(recorder.values == [.loading, .loaded(1), .loading, .absent])
@@ -324,8 +324,8 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func processControlErrorsFromOnInterruptWorkForLoadsAndProcesses() async {
     @Loadable var count: LoadableState<Int>
     @Process var action: ProcessState<String>
-    let loadHistory = Recorder($count)
-    let runHistory = Recorder($action)
+    let loadHistory = StateRecorder($count)
+    let runHistory = StateRecorder($action)
     await $count.load(interrupts: [.zero]) {
       _ = await WrapperProbe.sleepUntilCancelled()
       return 1
@@ -355,7 +355,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
 
   @Test func onInterruptStartingANewerLoadThenReturningLeavesTheNewerLoadAlone() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let staleGate = Gate()
     let newerGate = Gate()
     var newer: Task<Void, Never>?
@@ -385,7 +385,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     _ error: WrapperInterruptError
   ) async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let staleGate = Gate()
     let newerGate = Gate()
     let newerSawCancellation = WrapperLatch<Bool>()
@@ -413,7 +413,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
 
   @Test func onInterruptStartingANewerRunThenThrowingLeavesTheNewerRunAlone() async {
     @Process var action: ProcessState<String>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     let staleGate = Gate()
     let newerGate = Gate()
     var newer: Task<Void, Never>?
@@ -435,7 +435,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func observerRetryingAfterATimeoutIsNotDisturbed() async throws {
     let clock = TestClock()
     @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let staleGate = Gate()
     var retry: Task<Void, Never>?
     let controller = $count
@@ -454,7 +454,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     }
     try await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(10))
-    await recorder.wait(forCount: 3)  // the timeout's error, then the retry's .loading, written by the observer
+    try await recorder.wait(forCount: 3)  // the timeout's error, then the retry's .loading, written by the observer
     await retry?.value
     staleGate.open()
     await first.value
@@ -467,7 +467,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func onInterruptMaySetAnotherPropertyWhileTheLoadGoesOn() async throws {
     let clock = TestClock()
     let model = SlowFeedModel()
-    let recorder = Recorder(model.$feed)
+    let recorder = StateRecorder(model.$feed)
     let gate = Gate()
     let interrupted = WrapperLatch<Void>()
     let task: Task<Void, Never> = model.$feed.load(
@@ -494,10 +494,10 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
   @Test func onInterruptWritingTheStateItselfActsAsAManualWrite() async throws {
     let clock = TestClock()
     @Loadable(options: LoadOptions(clock: clock)) var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let gate = Gate()
     let sawCancellation = WrapperLatch<Bool>()
-    let delays = Recorder<Duration>()
+    let delays = StateRecorder<Duration>()
     let task: Task<Void, Never> = $count.load(interrupts: [.milliseconds(10), .milliseconds(10)]) {
       await gate.wait()
       sawCancellation.fulfil(Task.isCancelled)
@@ -508,7 +508,7 @@ private enum WrapperInterruptError: String, Sendable, CustomTestStringConvertibl
     }
     try await clock.waitForSleepers(1)
     clock.advance(by: .milliseconds(10))
-    await recorder.wait(forCount: 2)
+    try await recorder.wait(forCount: 2)
     #expect(count == .error(WrapperError(code: 408)))
     gate.open()
     await task.value

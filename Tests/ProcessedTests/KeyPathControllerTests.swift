@@ -102,7 +102,9 @@ final class PlainViewModel: LoadableSupport, ProcessSupport {
   }
 
   @Test(arguments: Property.allCases)
-  func aControllerKeepsNeitherItsModelNorItsStateAliveAndDoesNothingOnceTheModelIsGone(_ property: Property) async {
+  func aControllerKeepsNeitherItsModelNorItsStateAliveAndDoesNothingOnceTheModelIsGone(_ property: Property)
+    async throws
+  {
     var model: PolicyModel? = PolicyModel()
     weak let released = model
     let loads = property == .plain ? model!.loadables.keyPathResults : model!.loadables.results
@@ -132,13 +134,13 @@ final class PlainViewModel: LoadableSupport, ProcessSupport {
     #expect(loads.activity == LoadActivity())
     // The stream ends: the model's registry, and a wrapper's storage, went with the model (a stream that never ends
     // fails at the safety limit instead of hanging the test).
-    let ended = Recorder<[LoadableState<Int>]>()
+    let ended = StateRecorder<[LoadableState<Int>]>()
     Task {
       var seen: [LoadableState<Int>] = []
       for await state in stream { seen.append(state) }
       ended.record(seen)
     }
-    await ended.wait(forCount: 1)
+    try await ended.wait(forCount: 1)
     #expect(ended.values == [[.absent, .loading, .loaded(1)]])
     #expect(lateChanges == 0)  // the observers of a controller whose model is gone hear nothing
     token.cancel()

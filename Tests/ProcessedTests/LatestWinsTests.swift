@@ -116,7 +116,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
   @Test(arguments: Supersession.allCases, StaleAction.allCases)
   fileprivate func supersededLoadNeverWritesAgain(_ supersession: Supersession, _ action: StaleAction) async {
     let numbers = Loadable<Int>()
-    let recorder = Recorder(numbers.projectedValue)
+    let recorder = StateRecorder(numbers.projectedValue)
     let gate = Gate()
     let newerGate = Gate()
     let stale = startStaleLoad(action, on: numbers, gate: gate)
@@ -143,7 +143,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
   @Test(arguments: Supersession.allCases, StaleAction.allCases)
   fileprivate func staleLoadEndingDoesNotDisturbALaterLoad(_ supersession: Supersession, _ action: StaleAction) async {
     let numbers = Loadable<Int>()
-    let recorder = Recorder(numbers.projectedValue)
+    let recorder = StateRecorder(numbers.projectedValue)
     let gate = Gate()
     let newerGate = Gate()
     let stale = startStaleLoad(action, on: numbers, gate: gate)
@@ -169,7 +169,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
   @Test(arguments: StaleAction.allCases)
   fileprivate func cancelReachesTheCurrentLoadAfterAStaleOneEnded(_ action: StaleAction) async {
     let numbers = Loadable<Int>()
-    let recorder = Recorder(numbers.projectedValue)
+    let recorder = StateRecorder(numbers.projectedValue)
     let gate = Gate()
     let newerGate = Gate()
     let stale = startStaleLoad(action, on: numbers, gate: gate)
@@ -188,8 +188,8 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
   fileprivate func supersededLoadsInterruptNeverFires(_ supersession: Supersession) async {
     let clock = TestClock()
     let numbers = Loadable<Int>(options: LoadOptions(clock: clock))
-    let recorder = Recorder(numbers.projectedValue)
-    let interrupts = Recorder<Duration>()
+    let recorder = StateRecorder(numbers.projectedValue)
+    let interrupts = StateRecorder<Duration>()
     let gate = Gate()
     let newerGate = Gate()
     let stale: Task<Void, Never> = numbers.projectedValue.load(interrupts: [.milliseconds(60)]) {
@@ -218,8 +218,8 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
   @Test(arguments: Supersession.allCases)
   fileprivate func supersededLoadsImmediateInterruptNeverFires(_ supersession: Supersession) async {
     let numbers = Loadable<Int>()
-    let recorder = Recorder(numbers.projectedValue)
-    let interrupts = Recorder<Duration>()
+    let recorder = StateRecorder(numbers.projectedValue)
+    let interrupts = StateRecorder<Duration>()
     let gate = Gate()
     let newerGate = Gate()
     let stale: Task<Void, Never> = numbers.projectedValue.load(interrupts: [.zero, .zero]) { yield in
@@ -245,7 +245,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
   @Test(arguments: Supersession.allCases, StaleRunAction.allCases)
   fileprivate func supersededRunNeverWritesAgain(_ supersession: Supersession, _ action: StaleRunAction) async {
     let job = Process<Job>()
-    let recorder = Recorder(job.projectedValue)
+    let recorder = StateRecorder(job.projectedValue)
     let gate = Gate()
     let newerGate = Gate()
     let stale: Task<Void, Never> = job.projectedValue.run(.first) {
@@ -290,7 +290,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
 
   @Test func staleResultIsNeverWritten() async {
     @Loadable var numbers: LoadableState<[Int]>
-    let recorder = Recorder($numbers)
+    let recorder = StateRecorder($numbers)
     let gate = Gate()
     let stale: Task<Void, Never> = $numbers.load {
       await gate.wait()
@@ -305,7 +305,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
 
   @Test func staleErrorIsNeverWritten() async {
     @Loadable var numbers: LoadableState<[Int]>
-    let recorder = Recorder($numbers)
+    let recorder = StateRecorder($numbers)
     let gate = Gate()
     let stale: Task<Void, Never> = $numbers.load { () async throws -> [Int] in
       await gate.wait()
@@ -319,7 +319,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
 
   @Test func staleResetDoesNotResetTheNewerLoadsState() async {
     @Loadable var numbers: LoadableState<[Int]>
-    let recorder = Recorder($numbers)
+    let recorder = StateRecorder($numbers)
     let gate = Gate()
     let stale: Task<Void, Never> = $numbers.load { () async throws -> [Int] in
       await gate.wait()
@@ -334,7 +334,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
 
   @Test func staleCancelDoesNotCancelTheNewerLoad() async {
     @Loadable var numbers: LoadableState<[Int]>
-    let recorder = Recorder($numbers)
+    let recorder = StateRecorder($numbers)
     let gate = Gate()
     let newerGate = Gate()
     let stale: Task<Void, Never> = $numbers.load { () async throws -> [Int] in
@@ -354,7 +354,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
 
   @Test func cancelReachesTheCurrentLoadAfterAStaleOneFinished() async {
     @Loadable var numbers: LoadableState<[Int]>
-    let recorder = Recorder($numbers)
+    let recorder = StateRecorder($numbers)
     let staleGate = Gate()
     let newerGate = Gate()
     let stale: Task<Void, Never> = $numbers.load {
@@ -376,7 +376,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
 
   @Test func resetReachesTheCurrentRunAfterAStaleOneFinished() async {
     @Process var save
-    let recorder = Recorder($save)
+    let recorder = StateRecorder($save)
     let staleGate = Gate()
     let newerGate = Gate()
     let first = SingleProcess(id: "first")
@@ -393,7 +393,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
 
   @Test func observerRestartingTheLoadFromItsResultIsNotDisturbed() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let controller = $count
     var restarted: Task<Void, Never>?
     let restartedGate = Gate()
@@ -416,7 +416,7 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
 
   @Test func observerCancellingFromTheLoadingWriteStopsTheNewLoad() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let controller = $count
     let canceller = $count.observe { state in
       if state == .loading { controller.cancel() }
@@ -437,8 +437,8 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
   @Test func twoWrappersLoadingAtOnceDoNotTouchEachOther() async {
     @Loadable var left: LoadableState<Int>
     @Loadable var right: LoadableState<Int>
-    let leftHistory = Recorder($left)
-    let rightHistory = Recorder($right)
+    let leftHistory = StateRecorder($left)
+    let rightHistory = StateRecorder($right)
     let leftGate = Gate()
     let rightGate = Gate()
     let leftTask: Task<Void, Never> = $left.load {
@@ -469,8 +469,8 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
   @Test func twoInstancesOfOneModelDoNotTouchEachOther() async {
     let first = IsolationModel()
     let second = IsolationModel()
-    let firstHistory = Recorder(first.$value)
-    let secondHistory = Recorder(second.$value)
+    let firstHistory = StateRecorder(first.$value)
+    let secondHistory = StateRecorder(second.$value)
     let gate = Gate()
     let firstTask: Task<Void, Never> = first.$value.load {
       await gate.wait()
@@ -492,8 +492,8 @@ private func historyAfter(_ supersession: Supersession) -> [LoadableState<Int>] 
 
   @Test func twoPropertiesOfOneModelDoNotTouchEachOther() async {
     let model = IsolationModel()
-    let valueHistory = Recorder(model.$value)
-    let progressHistory = Recorder(model.$progress)
+    let valueHistory = StateRecorder(model.$value)
+    let progressHistory = StateRecorder(model.$progress)
     let gate = Gate()
     let valueTask: Task<Void, Never> = model.$value.load {
       await gate.wait()

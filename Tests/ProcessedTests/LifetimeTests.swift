@@ -50,7 +50,7 @@ private final class ObservedFeedModel: ObservableModel {
   @Test func deallocatingAModelCancelsItsRunningLoad() async {
     var model: FeedModel? = FeedModel()
     weak let weakModel = model
-    let recorder = Recorder(model!.$items)
+    let recorder = StateRecorder(model!.$items)
     let started = WrapperLatch<Void>()
     let sawCancellation = WrapperLatch<Bool>()
     let task: Task<Void, Never> = model!.$items.load {
@@ -105,7 +105,7 @@ private final class ObservedFeedModel: ObservableModel {
   @Test func aLoadThatIgnoresCancellationCannotWriteAfterItsOwnerWentAway() async {
     var model: FeedModel? = FeedModel()
     weak let weakModel = model
-    let recorder = Recorder(model!.$items)
+    let recorder = StateRecorder(model!.$items)
     let gate = Gate()
     let task: Task<Void, Never> = model!.$items.load { yield in
       await gate.wait()
@@ -159,9 +159,9 @@ private final class ObservedFeedModel: ObservableModel {
   @Test func observingAModelDoesNotKeepItAlive() async {
     var model: ObservedFeedModel? = ObservedFeedModel()
     weak let weakModel = model
-    let history = Recorder<LoadableState<[Int]>>()
+    let history = StateRecorder<LoadableState<[Int]>>()
     let token = model!.observe(\.items) { history.record($0) }
-    let wrapperHistory = Recorder(model!.$items)
+    let wrapperHistory = StateRecorder(model!.$items)
     let stream = model!.$items.states
     await model!.$items.load { [1] }
     #expect(history.values == [.loading, .loaded([1])])
@@ -223,7 +223,7 @@ private final class ObservedFeedModel: ObservableModel {
 
   @Test func cancelledTokenIsNeverCalledAgain() async {
     let count = Loadable<Int>()
-    let recorder = Recorder(count.projectedValue)
+    let recorder = StateRecorder(count.projectedValue)
     await count.projectedValue.load { 1 }
     recorder.token?.cancel()
     await count.projectedValue.load { 2 }

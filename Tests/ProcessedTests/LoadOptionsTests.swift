@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -28,7 +29,7 @@ final class OptionsModel: ObservableModel, LoadableSupport, ProcessSupport {
   @Test(arguments: [Duration.zero, .seconds(-1), .nanoseconds(-1), .seconds(Int64.min)])
   func aNonPositiveTimeoutEndsTheLoadAtOnceWithoutRunningTheBlock(_ timeout: Duration) async {
     let model = OptionsModel()
-    let history = Recorder(model.$plain)
+    let history = StateRecorder(model.$plain)
     var ran = false
     await model.$plain.load(options: LoadOptions(timeout: timeout)) {
       ran = true
@@ -40,7 +41,7 @@ final class OptionsModel: ObservableModel, LoadableSupport, ProcessSupport {
 
   @Test func declarationOptionsApplyWhenACallGivesNone() async {
     let model = OptionsModel()
-    let history = Recorder(model.$timedOut)
+    let history = StateRecorder(model.$timedOut)
     await model.$timedOut.load { 1 }
     #expect(history.values == [.loading, .error(TimeoutError())])
     // The key-path face of the same wrapper uses its declaration options too.
@@ -58,7 +59,7 @@ final class OptionsModel: ObservableModel, LoadableSupport, ProcessSupport {
 
   @Test func processDeclarationOptionsApplyToEveryForm() async {
     let model = OptionsModel()
-    let saves = Recorder(model.$save)
+    let saves = StateRecorder(model.$save)
     await model.$save.run {}
     guard case .failed(let process, let error) = saves.values.last else {
       Issue.record("expected a failed run, got \(saves.values)")
@@ -67,7 +68,7 @@ final class OptionsModel: ObservableModel, LoadableSupport, ProcessSupport {
     #expect(error is TimeoutError)
     #expect(saves.values == [.running(process), .failed(process: process, error: TimeoutError())])
 
-    let actions = Recorder(model.$action)
+    let actions = StateRecorder(model.$action)
     await model.run(\.action, as: .save) {}
     #expect(actions.values == [.running(.save), .failed(process: .save, error: TimeoutError())])
     await model.run(\.action, as: .delete, options: .default) {}
@@ -84,7 +85,7 @@ final class OptionsModel: ObservableModel, LoadableSupport, ProcessSupport {
 
   @Test func aNonPositiveTimeoutNeverRunsAYieldingBlock() async {
     let model = OptionsModel()
-    let history = Recorder(model.$plain)
+    let history = StateRecorder(model.$plain)
     let task: Task<Void, Never> = model.$plain.load(options: LoadOptions(timeout: .zero)) { yield in
       yield(.loaded(1))
     }
@@ -115,7 +116,7 @@ final class OptionsModel: ObservableModel, LoadableSupport, ProcessSupport {
 
   @Test func optionsGivenToASilentLoadApplyWithoutWritingLoading() async {
     let model = OptionsModel()
-    let history = Recorder(model.$plain)
+    let history = StateRecorder(model.$plain)
     await model.$plain.load(silently: true, options: LoadOptions(timeout: .zero)) { 1 }
     #expect(history.values == [.error(TimeoutError())])
     await model.$plain.load(silently: true, options: .default) { 2 }

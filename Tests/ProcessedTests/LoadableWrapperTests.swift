@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -30,7 +31,7 @@ private final class ObservedNumbersModel: ObservableModel {
   @Test func standaloneWrapperStartsAbsentAndLoads() async {
     let numbers = Loadable<[Int]>()
     #expect(numbers.wrappedValue == .absent)
-    let recorder = Recorder(numbers.projectedValue)
+    let recorder = StateRecorder(numbers.projectedValue)
     await numbers.projectedValue.load { [1, 2, 3] }
     #expect(recorder.values == [.loading, .loaded([1, 2, 3])])
     #expect(numbers.projectedValue.state == .loaded([1, 2, 3]))
@@ -39,7 +40,7 @@ private final class ObservedNumbersModel: ObservableModel {
   @Test func localWrapperHonoursItsInitialValue() async {
     @Loadable var count: LoadableState<Int> = .loaded(7)
     #expect(count == .loaded(7))
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load { 8 }
     #expect(recorder.values == [.loading, .loaded(8)])
     #expect(count == .loaded(8))
@@ -49,7 +50,7 @@ private final class ObservedNumbersModel: ObservableModel {
     let holder = NumbersHolder()
     #expect(holder.numbers == .absent)
     #expect(holder.count == .loaded(0))
-    let recorder = Recorder(holder.$numbers)
+    let recorder = StateRecorder(holder.$numbers)
     let task: Task<Void, Never> = holder.$numbers.load { [4] }
     await task.value
     #expect(recorder.values == [.loading, .loaded([4])])
@@ -59,7 +60,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func structPropertyLoadsThroughItsProjectedValue() async {
     let screen = NumbersScreen()
-    let recorder = Recorder(screen.$numbers)
+    let recorder = StateRecorder(screen.$numbers)
     await screen.$numbers.load { [5] }
     #expect(recorder.values == [.loading, .loaded([5])])
     #expect(screen.numbers == .loaded([5]))
@@ -77,7 +78,7 @@ private final class ObservedNumbersModel: ObservableModel {
   @Test func copiesOfAStructShareOneState() async {
     let original = NumbersScreen()
     let copy = original
-    let recorder = Recorder(original.$numbers)
+    let recorder = StateRecorder(original.$numbers)
     await copy.$numbers.load { [1] }
     #expect(original.numbers == .loaded([1]))
     #expect(recorder.values == [.loading, .loaded([1])])
@@ -89,7 +90,7 @@ private final class ObservedNumbersModel: ObservableModel {
     let numbers = Loadable<Int>()
     let copy = numbers
     let gate = Gate()
-    let recorder = Recorder(numbers.projectedValue)
+    let recorder = StateRecorder(numbers.projectedValue)
     let task: Task<Void, Never> = copy.projectedValue.load {
       await gate.wait()
       return 1
@@ -107,7 +108,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func settingWrappedValueStoresAndNotifies() {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     count = .loaded(3)
     count = .error(WrapperError(code: 1))
     #expect(recorder.values == [.loaded(3), .error(WrapperError(code: 1))])
@@ -116,7 +117,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func settingWrappedValueCancelsTheRunningLoadFirst() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let gate = Gate()
     let sawCancellation = WrapperLatch<Bool>()
     let task: Task<Void, Never> = $count.load {
@@ -143,7 +144,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func loadingIsWrittenSynchronouslyWhenTheLoadStarts() async {
     let numbers = Loadable<Int>()
-    let recorder = Recorder(numbers.projectedValue)
+    let recorder = StateRecorder(numbers.projectedValue)
     let gate = Gate()
     let task: Task<Void, Never> = numbers.projectedValue.load {
       await gate.wait()
@@ -159,7 +160,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func silentLoadDoesNotWriteLoading() async {
     @Loadable var count: LoadableState<Int> = .loaded(1)
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let gate = Gate()
     let task: Task<Void, Never> = $count.load(silently: true) {
       await gate.wait()
@@ -173,7 +174,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func silentYieldingLoadDoesNotWriteLoading() async {
     @Loadable var count: LoadableState<Int> = .loaded(1)
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load(silently: true) { yield in
       yield(.loaded(2))
     }
@@ -182,7 +183,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func secondLoadWhileLoadingDoesNotWriteLoadingAgain() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let gate = Gate()
     let first: Task<Void, Never> = $count.load {
       await gate.wait()
@@ -198,7 +199,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func loadWhenStateWasSetToLoadingByHandDoesNotWriteItAgain() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     count = .loading
     await $count.load { 1 }
     #expect(recorder.values == [.loading, .loaded(1)])
@@ -218,7 +219,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func asyncFormReturnsWhenTheLoadEnded() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load {
       await Task.yield()  // the load suspends before it ends
       return 1
@@ -239,14 +240,14 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func returnedValueIsLoaded() async {
     @Loadable var numbers: LoadableState<[Int]>
-    let recorder = Recorder($numbers)
+    let recorder = StateRecorder($numbers)
     await $numbers.load { [1, 2] }
     #expect(recorder.values == [.loading, .loaded([1, 2])])
   }
 
   @Test func thrownErrorIsWrittenAsError() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load { throw WrapperError(code: 7) }
     #expect(recorder.values == [.loading, .error(WrapperError(code: 7))])
     #expect(recorder.values != [.loading, .error(WrapperError(code: 8))])
@@ -255,7 +256,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func errorFromYieldingBlockIsWrittenAfterItsYields() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load { yield in
       yield(.loaded(1))
       throw WrapperError(code: 2)
@@ -267,7 +268,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func everyYieldIsWrittenAndReturningWritesNothingMore() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load { yield in
       yield(.loading)
       yield(.loaded(1))
@@ -285,22 +286,22 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func yieldingBlockThatYieldsNothingLeavesLoading() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load { _ in }
     #expect(recorder.values == [.loading])
     #expect($count.storage.tracker.isRunning == false)
   }
 
-  @Test func yieldsAcrossSuspensionsAreWrittenInOrder() async {
+  @Test func yieldsAcrossSuspensionsAreWrittenInOrder() async throws {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let gate = Gate()
     let task: Task<Void, Never> = $count.load { yield in
       yield(.loaded(1))
       await gate.wait()
       yield(.loaded(2))
     }
-    await recorder.wait(forCount: 2)
+    try await recorder.wait(forCount: 2)
     #expect(recorder.values == [.loading, .loaded(1)])
     gate.open()
     await task.value
@@ -309,9 +310,9 @@ private final class ObservedNumbersModel: ObservableModel {
 
   // MARK: B4 cancellation and reset
 
-  @Test func cancelLeavesTheStateAsItIs() async {
+  @Test func cancelLeavesTheStateAsItIs() async throws {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let gate = Gate()
     let task: Task<Void, Never> = $count.load { yield in
       yield(.loaded(1))
@@ -319,7 +320,7 @@ private final class ObservedNumbersModel: ObservableModel {
       yield(.loaded(2))
       throw WrapperError(code: 3)
     }
-    await recorder.wait(forCount: 2)
+    try await recorder.wait(forCount: 2)
     $count.cancel()
     #expect(count == .loaded(1))
     gate.open()
@@ -330,7 +331,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func cancelWhenNothingRunsChangesNothing() {
     @Loadable var count: LoadableState<Int> = .loaded(1)
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     $count.cancel()
     #expect(recorder.values.isEmpty)
     #expect(count == .loaded(1))
@@ -338,7 +339,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func cancellingTheReturnedTaskStopsFurtherWrites() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let gate = Gate()
     let sawCancellation = WrapperLatch<Bool>()
     let task: Task<Void, Never> = $count.load { yield in
@@ -358,7 +359,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func blockThrowingCancellationErrorLeavesTheState() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load { () async throws -> Int in throw CancellationError() }
     #expect(recorder.values == [.loading])
     await $count.load { yield in
@@ -372,7 +373,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func resetCancelsAndWritesAbsent() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     let gate = Gate()
     let task: Task<Void, Never> = $count.load {
       await gate.wait()
@@ -390,9 +391,9 @@ private final class ObservedNumbersModel: ObservableModel {
     #expect(recorder.values == [.loading, .absent])
   }
 
-  @Test func resetWhenAlreadyAbsentWritesNothing() async {
+  @Test func resetWhenAlreadyAbsentWritesNothing() async throws {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     $count.reset()
     #expect(recorder.values.isEmpty)
     // Also while a load runs that has yielded `.absent`: the load is cancelled, nothing is written.
@@ -402,7 +403,7 @@ private final class ObservedNumbersModel: ObservableModel {
       await gate.wait()
       yield(.loaded(1))
     }
-    await recorder.wait(forCount: 2)
+    try await recorder.wait(forCount: 2)
     $count.reset()
     gate.open()
     await task.value
@@ -413,7 +414,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func cancelLoadableFromTheBlockActsAsCancel() async {
     @Loadable var count: LoadableState<Int> = .loaded(1)
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load { yield in
       yield(.loaded(2))
       throw CancelLoadable()
@@ -424,7 +425,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func resetLoadableFromTheBlockActsAsReset() async {
     @Loadable var count: LoadableState<Int> = .loaded(1)
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load { () async throws -> Int in throw ResetLoadable() }
     #expect(recorder.values == [.loading, .absent])
     #expect($count.storage.tracker.isRunning == false)
@@ -432,7 +433,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func resetLoadableAfterYieldingAbsentWritesNothingMore() async {
     @Loadable var count: LoadableState<Int>
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load { yield in
       yield(.absent)
       throw ResetLoadable()
@@ -442,7 +443,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func processControlErrorsWorkInLoadsToo() async {
     @Loadable var count: LoadableState<Int> = .loaded(1)
-    let recorder = Recorder($count)
+    let recorder = StateRecorder($count)
     await $count.load { () async throws -> Int in throw CancelProcess() }
     #expect(recorder.values == [.loading])
     await $count.load { () async throws -> Int in throw ResetProcess() }
@@ -453,7 +454,7 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func modelObserverSeesEveryChangeOfAWrapperPropertyOnce() async {
     let model = ObservedNumbersModel()
-    let history = Recorder<LoadableState<[Int]>>()
+    let history = StateRecorder<LoadableState<[Int]>>()
     // `model.numbers` was never read before `observe`.
     let token = model.observe(\.numbers) { history.record($0) }
     await model.$numbers.load { yield in
@@ -470,9 +471,9 @@ private final class ObservedNumbersModel: ObservableModel {
 
   @Test func modelObserverAndWrapperObserverEachSeeEveryChangeOnce() async {
     let model = ObservedNumbersModel()
-    let viaModel = Recorder<LoadableState<[Int]>>()
+    let viaModel = StateRecorder<LoadableState<[Int]>>()
     let token = model.observe(\.numbers) { viaModel.record($0) }
-    let viaWrapper = Recorder(model.$numbers)
+    let viaWrapper = StateRecorder(model.$numbers)
     await model.$numbers.load { [1] }
     #expect(viaModel.values == [.loading, .loaded([1])])
     #expect(viaWrapper.values == [.loading, .loaded([1])])
@@ -486,7 +487,7 @@ private final class ObservedNumbersModel: ObservableModel {
       await gate.wait()
       return [1]
     }
-    let history = Recorder<LoadableState<[Int]>>()
+    let history = StateRecorder<LoadableState<[Int]>>()
     let token = model.observe(\.numbers) { history.record($0) }
     gate.open()
     await task.value

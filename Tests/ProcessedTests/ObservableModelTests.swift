@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -44,7 +45,7 @@ private func currentThread() -> pthread_t { pthread_self() }
 
   @Test func observedPropertyDeliversEveryWriteOnceInOrderBeforeTheWriteReturns() {
     let model = Article()
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     recorder.token = model.observe(\.title) { recorder.record($0) }
 
     model.title = "a"
@@ -57,7 +58,7 @@ private func currentThread() -> pthread_t { pthread_self() }
 
   @Test func plainPropertyWhoseDidSetNotifiesDeliversEveryWriteOnceInOrder() {
     let model = Article()
-    let recorder = Recorder<Int>()
+    let recorder = StateRecorder<Int>()
     recorder.token = model.observe(\.plain) { recorder.record($0) }
 
     model.plain = 1
@@ -72,8 +73,8 @@ private func currentThread() -> pthread_t { pthread_self() }
     let model = Article()
     model.title = "before"
     model.plain = 7
-    let titles = Recorder<String>()
-    let plains = Recorder<Int>()
+    let titles = StateRecorder<String>()
+    let plains = StateRecorder<Int>()
     titles.token = model.observe(\.title) { titles.record($0) }
     plains.token = model.observe(\.plain) { plains.record($0) }
     #expect(titles.values.isEmpty)
@@ -86,7 +87,7 @@ private func currentThread() -> pthread_t { pthread_self() }
 
   @Test func aPropertyThatDoesNotNotifyIsNeverDelivered() {
     let model = Article()
-    let recorder = Recorder<Int>()
+    let recorder = StateRecorder<Int>()
     recorder.token = model.observe(\.silent) { recorder.record($0) }
     model.silent = 1
     model.silent = 2
@@ -96,7 +97,7 @@ private func currentThread() -> pthread_t { pthread_self() }
 
   @Test func severalObserversOfOnePropertyAreCalledInRegistrationOrder() {
     let model = Article()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     var tokens = Set<ObservationToken>()
     for name in ["A", "B", "C", "D"] {
       model.observe(\.title) { log.record("\(name):\($0)") }.store(in: &tokens)
@@ -110,7 +111,7 @@ private func currentThread() -> pthread_t { pthread_self() }
 
   @Test func observersOfOtherPropertiesAreNotCalled() {
     let model = Article()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     var tokens = Set<ObservationToken>()
     model.observe(\.title) { log.record("title:\($0)") }.store(in: &tokens)
     model.observe(\.views) { log.record("views:\($0)") }.store(in: &tokens)
@@ -129,7 +130,7 @@ private func currentThread() -> pthread_t { pthread_self() }
   @Test func twoInstancesNeverShareObservers() {
     let first = Article()
     let second = Article()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     var tokens = Set<ObservationToken>()
     first.observe(\.title) { log.record("first:\($0)") }.store(in: &tokens)
     second.observe(\.title) { log.record("second:\($0)") }.store(in: &tokens)
@@ -148,8 +149,8 @@ private func currentThread() -> pthread_t { pthread_self() }
   @Test func handlersRunOnTheMainActorThreadInlineAlsoForWritesThatHopFromABackgroundTask() async {
     let model = Article()
     let mainThread = currentThread()
-    let threads = Recorder<Bool>()
-    let values = Recorder<String>()
+    let threads = StateRecorder<Bool>()
+    let values = StateRecorder<String>()
     values.token = model.observe(\.title) { value in
       values.record(value)
       threads.record(pthread_equal(currentThread(), mainThread) != 0)
@@ -168,7 +169,7 @@ private func currentThread() -> pthread_t { pthread_self() }
   @Test func theRegistryNeverKeepsTheModelAlive() {
     var model: Article? = Article()
     weak let weakModel = model
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     var tokens = Set<ObservationToken>()
     model?.observe(\.title) { recorder.record($0) }.store(in: &tokens)
     model?.observe(\.plain) { _ in recorder.record("plain") }.store(in: &tokens)
@@ -186,7 +187,7 @@ private func currentThread() -> pthread_t { pthread_self() }
   @Test func observingFromAnotherActorRegistersForLaterMainActorWrites() async {
     let model = AnyThreadCounterModel()
     let watcher = Watcher()
-    let recorder = Recorder<Int>()
+    let recorder = StateRecorder<Int>()
     let token = await watcher.watch(model) { recorder.record($0) }
     #expect(model.observers.observerCount == 1)
 
@@ -206,8 +207,8 @@ private func currentThread() -> pthread_t { pthread_self() }
   /// is the documented result; the next test shows the documented way to observe an inherited property.
   @Test func aKeyPathRootedAtASubclassDoesNotSeeChangesOfAnInheritedProperty() {
     let model = DerivedArticle()
-    let titles = Recorder<String>()
-    let plains = Recorder<Int>()
+    let titles = StateRecorder<String>()
+    let plains = StateRecorder<Int>()
     titles.token = model.observe(\.title) { titles.record($0) }
     plains.token = model.observe(\.plain) { plains.record($0) }
 
@@ -220,8 +221,8 @@ private func currentThread() -> pthread_t { pthread_self() }
   @Test func observingAnInheritedPropertyThroughTheDeclaringClassDelivers() {
     let model = DerivedArticle()
     let base: BaseArticle = model
-    let titles = Recorder<String>()
-    let plains = Recorder<Int>()
+    let titles = StateRecorder<String>()
+    let plains = StateRecorder<Int>()
     titles.token = base.observe(\.title) { titles.record($0) }
     plains.token = base.observe(\.plain) { plains.record($0) }
 

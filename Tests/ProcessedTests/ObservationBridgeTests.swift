@@ -1,5 +1,6 @@
 #if canImport(Observation)
   import Observation
+  import ProcessedTesting
   import Testing
 
   @testable import Processed
@@ -111,7 +112,7 @@
 
     @Test func theModelsOwnObserversStillHearEveryChangeOnce() async {
       let model = BridgedModel()
-      let history = Recorder<LoadableState<Int>>()
+      let history = StateRecorder<LoadableState<Int>>()
       history.token = model.observe(\.count) { history.record($0) }
       _ = track { _ = model.count }
       await model.$count.load { 1 }

@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -76,7 +77,7 @@ private final class MainActorSelfObservingInDeinit: ObservableModel {
 @Suite struct ObservationTokenTests {
   @Test func cancellingTwiceIsHarmless() {
     let model = Note()
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     let other = model.observe(\.text) { recorder.record("other:\($0)") }
     let token = model.observe(\.text) { recorder.record("token:\($0)") }
     model.text = "1"
@@ -91,7 +92,7 @@ private final class MainActorSelfObservingInDeinit: ObservableModel {
 
   @Test func cancellingFromInsideItsOwnHandlerStopsLaterCalls() {
     let model = Note()
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     recorder.token = model.observe(\.text) { value in
       recorder.record(value)
       recorder.token?.cancel()
@@ -105,7 +106,7 @@ private final class MainActorSelfObservingInDeinit: ObservableModel {
 
   @Test func releasingTheLastReferenceCancels() {
     let model = Note()
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     var token: ObservationToken? = model.observe(\.text) { recorder.record($0) }
     model.text = "1"
     #expect(recorder.values == ["1"])
@@ -119,7 +120,7 @@ private final class MainActorSelfObservingInDeinit: ObservableModel {
 
   @Test func releasingTheTokenFromInsideItsHandlerCancels() {
     let model = Note()
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     recorder.token = model.observe(\.text) { value in
       recorder.record(value)
       recorder.token = nil
@@ -132,7 +133,7 @@ private final class MainActorSelfObservingInDeinit: ObservableModel {
 
   @Test func storeInKeepsTheTokenAliveUntilTheSetLetsGo() {
     let model = Note()
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     var tokens = Set<ObservationToken>()
     model.observe(\.text) { recorder.record("A:\($0)") }.store(in: &tokens)
     model.observe(\.text) { recorder.record("B:\($0)") }.store(in: &tokens)
@@ -172,7 +173,7 @@ private final class MainActorSelfObservingInDeinit: ObservableModel {
   // MARK: Outliving the model
 
   @Test func aTokenThatOutlivesItsModelCancelsAsANoOp() {
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     var model: Note? = Note()
     weak let weakModel = model
     var token: ObservationToken? = model?.observe(\.text) { recorder.record($0) }

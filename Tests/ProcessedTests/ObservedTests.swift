@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -24,7 +25,7 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
 @Suite struct ObservedTests {
   @Test func holdsItsInitialValueAndReadingNeverNotifies() {
     let model = Draft()
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     recorder.token = model.observe(\.text) { recorder.record($0) }
     #expect(model.text == "initial")
     #expect(model.text == "initial")
@@ -33,7 +34,7 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
 
   @Test func everyWriteNotifiesAlsoOneThatStoresAnEqualValue() {
     let model = Draft()
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     recorder.token = model.observe(\.text) { recorder.record($0) }
     model.text = "initial"
     model.text = "a"
@@ -45,7 +46,7 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
 
   @Test func nonEquatableValuesNotifyOnEveryWrite() {
     let model = Draft()
-    let recorder = Recorder<Int>()
+    let recorder = StateRecorder<Int>()
     recorder.token = model.observe(\.opaque) { recorder.record($0.number) }
     model.opaque = Opaque(number: 1)
     model.opaque = Opaque(number: 1)
@@ -54,7 +55,7 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
 
   @Test func optionalPropertiesNotifyForNilToo() {
     let model = Draft()
-    let recorder = Recorder<Int?>()
+    let recorder = StateRecorder<Int?>()
     recorder.token = model.observe(\.optional) { recorder.record($0) }
     model.optional = 1
     model.optional = nil
@@ -64,8 +65,8 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
 
   @Test func anInPlaceMutationNotifiesOnceWithTheNewValue() {
     let model = Draft()
-    let tags = Recorder<[String]>()
-    let counts = Recorder<Int>()
+    let tags = StateRecorder<[String]>()
+    let counts = StateRecorder<Int>()
     tags.token = model.observe(\.tags) { tags.record($0) }
     counts.token = model.observe(\.count) { counts.record($0) }
 
@@ -80,7 +81,7 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
 
   @Test func aHandlerMayReadAndWriteTheModelDuringAnInPlaceMutation() {
     let model = Draft()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     var tokens = Set<ObservationToken>()
     model.observe(\.tags) { tags in
       // Reading the property and writing another one while the mutation notifies must not be an overlapping access.
@@ -104,7 +105,7 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
     // The first write resolves and caches the property's slot before any observer exists.
     model.text = "unobserved"
     model.other = "unobserved"
-    let recorder = Recorder<String>()
+    let recorder = StateRecorder<String>()
     recorder.token = model.observe(\.text) { recorder.record($0) }
     model.text = "observed"
     model.other = "not this one"
@@ -113,7 +114,7 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
 
   @Test func propertiesOfTheSameTypeHaveSeparateObservers() {
     let model = Draft()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     var tokens = Set<ObservationToken>()
     model.observe(\.text) { log.record("text:\($0)") }.store(in: &tokens)
     model.observe(\.other) { log.record("other:\($0)") }.store(in: &tokens)
@@ -129,7 +130,7 @@ private func requireSendable<T: Sendable>(_: T.Type) {}
     // Both instances resolve their link on first write; a shared link would send the second's writes to the first.
     first.text = "warm up"
     second.text = "warm up"
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     var tokens = Set<ObservationToken>()
     first.observe(\.text) { log.record("first:\($0)") }.store(in: &tokens)
     second.observe(\.text) { log.record("second:\($0)") }.store(in: &tokens)

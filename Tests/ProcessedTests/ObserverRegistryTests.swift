@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -40,7 +41,7 @@ private final class Canary: Sendable {
 
   @Test func registrationOrderHoldsAcrossCancellationsAndLaterRegistrations() {
     let model = Board()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     let table = TokenTable()
     for name in ["A", "B", "C"] {
       table[name] = model.observe(\.title) { log.record("\(name):\($0)") }
@@ -55,7 +56,7 @@ private final class Canary: Sendable {
 
   @Test func anObserverRegisteredDuringANotificationSeesOnlyLaterChanges() {
     let model = Board()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     let table = TokenTable()
     table["A"] = model.observe(\.title) { value in
       log.record("A:\(value)")
@@ -75,7 +76,7 @@ private final class Canary: Sendable {
 
   @Test func aHandlerCancellingALaterObserverStopsItBeforeThatSameChange() {
     let model = Board()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     let table = TokenTable()
     table["A"] = model.observe(\.title) { value in
       log.record("A:\(value)")
@@ -92,7 +93,7 @@ private final class Canary: Sendable {
 
   @Test func aHandlerCancellingAnEarlierObserverStopsItFromTheNextChangeOn() {
     let model = Board()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     let table = TokenTable()
     table["A"] = model.observe(\.title) { log.record("A:\($0)") }
     table["B"] = model.observe(\.title) { value in
@@ -107,7 +108,7 @@ private final class Canary: Sendable {
 
   @Test func aHandlerCancellingItsOwnTokenIsNotCalledForTheNextChange() {
     let model = Board()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     let table = TokenTable()
     table["A"] = model.observe(\.title) { value in
       log.record("A:\(value)")
@@ -123,7 +124,7 @@ private final class Canary: Sendable {
 
   @Test func aHandlerCancellingEveryObserverEndsTheNotification() {
     let model = Board()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     let table = TokenTable()
     for name in ["A", "B", "C"] {
       table[name] = model.observe(\.title) { value in
@@ -142,7 +143,7 @@ private final class Canary: Sendable {
 
   @Test func aHandlerWritingAnotherPropertyDeliversThatChangeInline() {
     let model = Board()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     let table = TokenTable()
     table["T1"] = model.observe(\.title) { value in
       log.record("T1:\(value)")
@@ -157,7 +158,7 @@ private final class Canary: Sendable {
 
   @Test func handlersThatWriteAddAndCancelObserversNeverDeadlock() {
     let model = Board()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     let table = TokenTable()
     table["T1"] = model.observe(\.title) { value in
       log.record("T1:\(value)")
@@ -191,8 +192,8 @@ private final class Canary: Sendable {
   /// see the two changes in the order they were made — otherwise the last value they see is not the current one.
   @Test func aHandlerWritingTheSamePropertyKeepsEveryObserverInOrder() {
     let model = Board()
-    let first = Recorder<Int>()
-    let second = Recorder<Int>()
+    let first = StateRecorder<Int>()
+    let second = StateRecorder<Int>()
     first.token = model.observe(\.views) { value in
       first.record(value)
       if value == 1 { model.views = 2 }
@@ -210,7 +211,7 @@ private final class Canary: Sendable {
 
   @Test func observerCountDropsBackToZeroOnceEveryTokenIsCancelledOrReleased() {
     let model = Board()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     #expect(model.observers.observerCount == 0)
 
     let cancelled = model.observe(\.title) { log.record("cancelled:\($0)") }
@@ -295,7 +296,7 @@ private final class Canary: Sendable {
     let registry = ObserverRegistry()
     let title = registry.slot(for: \Board.title, of: String.self)
     let anonymous = registry.makeAnonymousSlot(of: String.self)
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     registry.notify(title, "nobody listens")
     let first = registry.addObserver(to: title) { (value: String) in log.record("title:\(value)") }
     let second = registry.addObserver(to: anonymous) { (value: String) in log.record("anonymous:\(value)") }
@@ -314,7 +315,7 @@ private final class Canary: Sendable {
 
   @Test func aCoalescedWriteReachesEachObserverOnceWhileOtherPropertiesStillNotify() {
     let model = Board()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     var tokens = Set<ObservationToken>()
     model.observe(\.plain) { log.record("plain:\($0)") }.store(in: &tokens)
     model.observe(\.title) { log.record("title:\($0)") }.store(in: &tokens)

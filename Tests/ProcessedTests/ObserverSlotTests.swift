@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -9,7 +10,7 @@ import Testing
 @Suite struct ObserverSlotTests {
   @Test func observersJoinAndLeaveTheSingleAndListFormsInRegistrationOrder() {
     let state = Loadable<Int>()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     let first = state.projectedValue.observe { log.record("first:\($0.data ?? -1)") }
     state.wrappedValue = .loaded(1)
     let second = state.projectedValue.observe { log.record("second:\($0.data ?? -1)") }
@@ -34,7 +35,7 @@ import Testing
 
   @Test func anObserverAddedWhileTheOnlyObserverIsCalledMissesThatChange() {
     let state = Loadable<Int>()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     var tokens: [ObservationToken] = []
     let first = state.projectedValue.observe { value in
       log.record("first:\(value.data ?? -1)")
@@ -50,7 +51,7 @@ import Testing
 
   @Test func aHandlerCancellingALaterObserverKeepsItFromThatChange() {
     let state = Loadable<Int>()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     var later: ObservationToken?
     let first = state.projectedValue.observe { value in
       log.record("first:\(value.data ?? -1)")
@@ -65,7 +66,7 @@ import Testing
 
   @Test func theOnlyObserverReleasingItsOwnTokenFromItsHandlerIsCalledOnce() {
     let state = Loadable<Int>()
-    let log = Recorder<Int>()
+    let log = StateRecorder<Int>()
     var token: ObservationToken?
     token = state.projectedValue.observe { value in
       log.record(value.data ?? -1)
@@ -79,7 +80,7 @@ import Testing
 
   @Test func aWrappersObserversEndWithItsStorageAndTheirTokensStayValid() async {
     var state: Loadable<Int>? = Loadable<Int>()
-    let calls = Recorder<Int>()
+    let calls = StateRecorder<Int>()
     let token = state!.projectedValue.observe { calls.record($0.data ?? -1) }
     var iterator = state!.projectedValue.states.makeAsyncIterator()
     #expect(await iterator.next() == .absent)
@@ -94,7 +95,7 @@ import Testing
   @Test func observerIdsAreUniqueAcrossSlots() {
     let one = Loadable<Int>()
     let two = Loadable<Int>()
-    let log = Recorder<String>()
+    let log = StateRecorder<String>()
     let a = one.projectedValue.observe { _ in log.record("a") }
     let b = two.projectedValue.observe { _ in log.record("b") }
     // Cancelling a token of one slot never removes an observer of another, whatever ids they were given.
@@ -103,39 +104,5 @@ import Testing
     two.wrappedValue = .loaded(1)
     #expect(log.values == ["b"])
     withExtendedLifetime(b) {}
-  }
-}
-
-/// The slot's lock on its own (on Linux a futex lock on one atomic word, see `CProcessedAtomics.h`): four threads
-/// increment one plain counter under it, so most acquisitions meet a holder and take the contended path (sleep and
-/// wake). A lock that let two holders in at once would lose increments (and the thread sanitizer would report the
-/// counter); one that lost a wake-up would hang the test.
-@Suite struct ObserverSlotLockTests {
-  /// A counter touched only under the slot's lock.
-  final class Counted: @unchecked Sendable {
-    var value = 0
-  }
-
-  @Test func fourThreadsIncrementingUnderTheLockLoseNothing() async {
-    // A slot is thread-safe but not `Sendable` (it is a `ManagedBuffer`).
-    nonisolated(unsafe) let slot = ObserverSlot.make()
-    let counted = Counted()
-    let threads = 4
-    let increments = 50_000
-    await withTaskGroup(of: Void.self) { group in
-      for _ in 0..<threads {
-        group.addTask {
-          for _ in 0..<increments {
-            slot.lock()
-            counted.value += 1
-            slot.unlock()
-          }
-        }
-      }
-    }
-    slot.lock()
-    let total = counted.value
-    slot.unlock()
-    #expect(total == threads * increments)
   }
 }

@@ -98,7 +98,7 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
     let options = LoadOptions(clock: clock)
     var model: OddInputModel? = OddInputModel()
     weak let weakModel = model
-    let history: Recorder<LoadableState<Int>>
+    let history: StateRecorder<LoadableState<Int>>
     let gate = Gate()
     let expectedCalls = interrupts.expected.count
     let enoughCalls = WrapperLatch<Void>()
@@ -106,7 +106,7 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
     let task: Task<Void, Never>
     switch form {
     case .wrapper:
-      history = keyPathRecorder(model!, \.wrapped)
+      history = StateRecorder(model!, \.wrapped)
       task = model!.$wrapped.load(options: options, interrupts: interrupts.delays) { [model] in
         await gate.wait()
         return model!.interrupts.count
@@ -115,7 +115,7 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
         if model!.interrupts.count == expectedCalls { enoughCalls.fulfil() }
       }
     case .keyPath:
-      history = keyPathRecorder(model!, \.plain)
+      history = StateRecorder(model!, \.plain)
       task = model!.load(\.plain, options: options, interrupts: interrupts.delays) { [model] in
         await gate.wait()
         return model!.interrupts.count
@@ -196,7 +196,7 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
   func tenThousandZeroDelaysFireTenThousandTimesThenTheBlockCompletes(_ form: InterruptForm) async {
     let model = OddInputModel()
     let count = 10_000
-    let history = keyPathRecorder(model, form == .wrapper ? \.wrapped : \.plain)
+    let history = StateRecorder(model, form == .wrapper ? \.wrapped : \.plain)
     let allFired = WrapperLatch<Void>()
     let delays = Array(repeating: Duration.zero, count: count)
     let onInterrupt: @MainActor (Duration) -> Void = { delay in
@@ -220,9 +220,9 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
   /// A long list whose `onInterrupt` times out at the 5 000th call: exactly 5 000 calls, the error is written, the
   /// remaining delays never fire and the block's later value is dropped.
   @Test(arguments: InterruptForm.allCases)
-  func aTimeoutPartWayThroughALongListEndsTheLoad(_ form: InterruptForm) async {
+  func aTimeoutPartWayThroughALongListEndsTheLoad(_ form: InterruptForm) async throws {
     let model = OddInputModel()
-    let history = keyPathRecorder(model, form == .wrapper ? \.wrapped : \.plain)
+    let history = StateRecorder(model, form == .wrapper ? \.wrapped : \.plain)
     let gate = Gate()
     let delays = Array(repeating: Duration.zero, count: 20_000)
     let onInterrupt: @MainActor (Duration) throws -> Void = { delay in
@@ -238,7 +238,7 @@ enum InterruptForm: String, CaseIterable, Sendable, CustomTestStringConvertible 
       case .wrapper: model.$wrapped.load(interrupts: delays, block: block, onInterrupt: onInterrupt)
       case .keyPath: model.load(\.plain, interrupts: delays, block: block, onInterrupt: onInterrupt)
       }
-    await history.wait(forCount: 2)
+    try await history.wait(forCount: 2)
     #expect(history.values == [.loading, .error(TimeoutError())])
     // The interrupt list ends with the throw, in the same turn of the main actor: no later call can be pending.
     gate.open()

@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -61,7 +62,7 @@ final class ModelBox<Model: AnyObject> {
   @Test func aManualWriteStopsARunningKeyPathLoad() async {
     let model = TwoFacedModel()
     let gate = Gate()
-    let history = Recorder<LoadableState<Int>>()
+    let history = StateRecorder<LoadableState<Int>>()
     history.token = model.observe(\.count) { history.record($0) }
     let task: Task<Void, Never> = model.load(\.count) {
       await gate.wait()
@@ -78,7 +79,7 @@ final class ModelBox<Model: AnyObject> {
   @Test func theWrappersResetStopsARunningKeyPathLoad() async {
     let model = TwoFacedModel()
     let gate = Gate()
-    let history = Recorder(model.$count)
+    let history = StateRecorder(model.$count)
     let task: Task<Void, Never> = model.load(\.count) {
       await gate.wait()
       return 1
@@ -93,7 +94,7 @@ final class ModelBox<Model: AnyObject> {
   @Test func aNewerWrapperLoadWinsOverAnOlderKeyPathLoad() async {
     let model = TwoFacedModel()
     let gate = Gate()
-    let history = Recorder<LoadableState<Int>>()
+    let history = StateRecorder<LoadableState<Int>>()
     history.token = model.observe(\.count) { history.record($0) }
     let older: Task<Void, Never> = model.load(\.count) {
       await gate.wait()
@@ -109,7 +110,7 @@ final class ModelBox<Model: AnyObject> {
   @Test func aNewerKeyPathLoadWinsOverAnOlderWrapperLoad() async {
     let model = TwoFacedModel()
     let gate = Gate()
-    let history = Recorder(model.$count)
+    let history = StateRecorder(model.$count)
     let older: Task<Void, Never> = model.$count.load {
       await gate.wait()
       return 1
@@ -124,7 +125,7 @@ final class ModelBox<Model: AnyObject> {
     let model = TwoFacedModel()
     let gate = Gate()
     let sawCancellation = WrapperLatch<Bool>()
-    let history = Recorder(model.$count)
+    let history = StateRecorder(model.$count)
     let task: Task<Void, Never> = model.$count.load {
       await gate.wait()
       sawCancellation.fulfil(Task.isCancelled)
@@ -142,7 +143,7 @@ final class ModelBox<Model: AnyObject> {
   @Test func keyPathResetReachesAWrapperLoad() async {
     let model = TwoFacedModel()
     let gate = Gate()
-    let history = Recorder(model.$count)
+    let history = StateRecorder(model.$count)
     let task: Task<Void, Never> = model.$count.load {
       await gate.wait()
       return 1
@@ -156,7 +157,7 @@ final class ModelBox<Model: AnyObject> {
   @Test func theWrappersCancelReachesAKeyPathRun() async {
     let model = TwoFacedModel()
     let gate = Gate()
-    let history = Recorder(model.$action)
+    let history = StateRecorder(model.$action)
     let task: Task<Void, Never> = model.run(\.action, as: .save) {
       await gate.wait()
     }
@@ -171,7 +172,7 @@ final class ModelBox<Model: AnyObject> {
   @Test func aNewerKeyPathRunSupersedesAWrapperRunAndAManualWriteStopsIt() async {
     let model = TwoFacedModel()
     let gate = Gate()
-    let history = Recorder(model.$action)
+    let history = StateRecorder(model.$action)
     let first: Task<Void, Never> = model.$action.run(.save) { await gate.wait() }
     let second: Task<Void, Never> = model.run(\.action, as: .delete) { await gate.wait() }
     model.action = .idle
@@ -189,9 +190,9 @@ final class ModelBox<Model: AnyObject> {
     model.observe(\.count) { state in
       if state == .loaded(1) { model.count = .absent }
     }.store(in: &tokens)
-    let later = Recorder<LoadableState<Int>>()
+    let later = StateRecorder<LoadableState<Int>>()
     later.token = model.observe(\.count) { later.record($0) }
-    let own = Recorder(model.$count)
+    let own = StateRecorder(model.$count)
     await model.load(\.count) { 1 }
     #expect(later.values == [.loading, .loaded(1), .absent])
     #expect(own.values == [.loading, .loaded(1), .absent])
@@ -204,7 +205,7 @@ final class ModelBox<Model: AnyObject> {
     model.$count.observe { state in
       if state == .loading { model.reset(\.count) }
     }.store(in: &tokens)
-    let later = Recorder<LoadableState<Int>>()
+    let later = StateRecorder<LoadableState<Int>>()
     later.token = model.observe(\.count) { later.record($0) }
     let sawCancellation = WrapperLatch<Bool>()
     let task: Task<Void, Never> = model.$count.load {
@@ -224,7 +225,7 @@ final class ModelBox<Model: AnyObject> {
     model.observe(\.action) { state in
       if state == .running(.save) { model.reset(\.action) }
     }.store(in: &tokens)
-    let later = Recorder<ProcessState<OwnerRunKind>>()
+    let later = StateRecorder<ProcessState<OwnerRunKind>>()
     later.token = model.observe(\.action) { later.record($0) }
     await model.$action.run(.save) {}
     #expect(later.values == [.running(.save), .idle])
@@ -235,7 +236,7 @@ final class ModelBox<Model: AnyObject> {
 
   @Test func aResetFromDidSetDuringAKeyPathWriteIsDelivered() async {
     let model = SelfResettingModel()
-    let history = Recorder<LoadableState<Int>>()
+    let history = StateRecorder<LoadableState<Int>>()
     history.token = model.observe(\.count) { history.record($0) }
     await model.load(\.count) { 1 }
     #expect(history.values == [.loading, .loaded(1), .absent])
@@ -245,7 +246,7 @@ final class ModelBox<Model: AnyObject> {
   @Test func aLoadFromDidSetDuringAKeyPathWriteKeepsItsLoading() async {
     let model = SelfResettingModel()
     model.reloadsInstead = true
-    let history = Recorder<LoadableState<Int>>()
+    let history = StateRecorder<LoadableState<Int>>()
     history.token = model.observe(\.count) { history.record($0) }
     await model.load(\.count) { 1 }
     await until(.changes(of: model, \.count)) { model.count == .loaded(2) }
@@ -254,9 +255,9 @@ final class ModelBox<Model: AnyObject> {
 
   @Test func aKeyPathWriteDeliversTheValueDidSetNormalisedTo() async {
     let model = NormalisingModel()
-    let notifying = Recorder<LoadableState<Int>>()
+    let notifying = StateRecorder<LoadableState<Int>>()
     notifying.token = model.observe(\.notifying) { notifying.record($0) }
-    let plain = Recorder<LoadableState<Int>>()
+    let plain = StateRecorder<LoadableState<Int>>()
     plain.token = model.observe(\.plain) { plain.record($0) }
     await model.load(\.notifying) { -5 }
     await model.load(\.plain) { -5 }
@@ -360,7 +361,7 @@ final class ModelBox<Model: AnyObject> {
 
   @Test func aNestedAsyncWrapperLoadOfTheSameStateWins() async {
     let model = TwoFacedModel()
-    let history = Recorder(model.$count)
+    let history = StateRecorder(model.$count)
     await model.$count.load {
       await model.$count.load { 2 }
       return 1
@@ -372,7 +373,7 @@ final class ModelBox<Model: AnyObject> {
 
   @Test func aNestedAsyncKeyPathLoadOfTheSameStateWins() async {
     let model = SelfResettingModel()
-    let history = Recorder<LoadableState<Int>>()
+    let history = StateRecorder<LoadableState<Int>>()
     history.token = model.observe(\.count) { history.record($0) }
     await model.load(\.count) {
       await model.load(\.count) { 2 }
@@ -385,7 +386,7 @@ final class ModelBox<Model: AnyObject> {
 
   @Test func aNestedAsyncRunOfTheSameProcessWins() async {
     let model = TwoFacedModel()
-    let history = Recorder(model.$action)
+    let history = StateRecorder(model.$action)
     await model.run(\.action, as: .save) {
       await model.$action.run(.delete) {}
     }

@@ -9,7 +9,9 @@ import Testing
 /// - the README's `Process<ProcessKind>` typo reads `ProcessState<ProcessKind>` (as in its demos);
 /// - `[42, 73].publisher.values` (Combine) reads `publisherValues([42, 73])`, an `AsyncStream` of the same numbers;
 /// - the README's `try await save()` inside `func save()` calls a `saveToDisk()` helper (it recursed into itself);
-/// - delays are milliseconds instead of seconds, so that the tests stay fast.
+/// - delays are milliseconds instead of seconds, so that the tests stay fast;
+/// - the methods whose load a test cancels or resets return the load's task (`@discardableResult`), so that the test
+///   awaits its end instead of sleeping.
 /// Everything else — `load(\.numbers) { … }` without `self.`, `run(\.process, as: .save)`, `run(\.process)`,
 /// `load(\.numbers) { yield in … }`, `onInterrupt: { accumulatedDelay in … }`, `cancel(\.…)`, `reset(\.…)` — is
 /// unchanged.
@@ -19,7 +21,8 @@ enum OriginalExamples {
     // Define the LoadableState enum as a normal @Published property
     var numbers: LoadableState<[Int]> = .absent
 
-    func loadNumbers() {
+    @discardableResult
+    func loadNumbers() -> Task<Void, Never> {
       // Call the load method from the LoadableSupport protocol
       load(\.numbers) {
         return try await fetchNumbers()
@@ -59,7 +62,8 @@ enum OriginalExamples {
     var process: ProcessState<ProcessKind> = .idle
     var disk: [ProcessKind] = []
 
-    func save() {
+    @discardableResult
+    func save() -> Task<Void, Never> {
       // Call the run method from the ProcessSupport protocol
       run(\.process, as: .save) {
         try await saveToDisk()
@@ -100,7 +104,8 @@ enum OriginalExamples {
       reset(\.process)
     }
 
-    func runSuccess() {
+    @discardableResult
+    func runSuccess() -> Task<Void, Never> {
       run(\.process) {
         try await Task.sleep(for: .milliseconds(2))
       }
@@ -164,7 +169,8 @@ enum OriginalExamples {
       }
     }
 
-    func loadWithTimeout() {
+    @discardableResult
+    func loadWithTimeout() -> Task<Void, Never> {
       // Show "delay" info after 20 ms, and time out after 50 ms
       load(\.numbers, interrupts: [.milliseconds(20), .milliseconds(30)]) {
         try await Task.sleep(for: .seconds(10))
@@ -210,10 +216,10 @@ private func publisherValues(_ numbers: [Int]) -> AsyncStream<Int> {
 
   @Test func readmeCancelLoading() async {
     let viewModel = OriginalExamples.ViewModel()
-    viewModel.loadNumbers()
+    let load = viewModel.loadNumbers()
     viewModel.cancelLoading()
-    // Give the cancelled load time to (wrongly) write its result.
-    try? await Task.sleep(for: .milliseconds(30))
+    // The cancelled load has ended: had it (wrongly) written its result, it would be there now.
+    await load.value
     #expect(viewModel.numbers == .loading)
   }
 
@@ -230,9 +236,9 @@ private func publisherValues(_ numbers: [Int]) -> AsyncStream<Int> {
 
   @Test func readmeProcessCancel() async {
     let viewModel = OriginalExamples.ProcessViewModel()
-    viewModel.save()
+    let save = viewModel.save()
     viewModel.cancelLoading()
-    try? await Task.sleep(for: .milliseconds(30))
+    await save.value  // the cancelled process has ended without writing or saving
     #expect(viewModel.process == .running(.save))
     #expect(viewModel.disk.isEmpty)
   }
@@ -253,9 +259,9 @@ private func publisherValues(_ numbers: [Int]) -> AsyncStream<Int> {
 
   @Test func simpleSingleProcessCancel() async {
     let viewModel = OriginalExamples.SimpleProcessViewModel()
-    viewModel.runSuccess()
+    let process = viewModel.runSuccess()
     viewModel.cancelProcess()
-    try? await Task.sleep(for: .milliseconds(30))
+    await process.value  // the cancelled process has ended without writing
     #expect(viewModel.process.isRunning)
   }
 
@@ -288,10 +294,12 @@ private func publisherValues(_ numbers: [Int]) -> AsyncStream<Int> {
 
   @Test func interruptsDemoReset() async {
     let viewModel = OriginalExamples.InterruptsViewModel()
-    viewModel.loadWithTimeout()
+    let load = viewModel.loadWithTimeout()
     viewModel.resetNumbers()
     #expect(viewModel.numbers == .absent)
-    try? await Task.sleep(for: .milliseconds(80))
+    // The reset load has ended, and its interrupt timer with it (that a superseded load's interrupts never fire
+    // later is LatestWinsTests' `supersededLoadsInterruptNeverFires`, on a TestClock).
+    await load.value
     #expect(viewModel.numbers == .absent)
     #expect(!viewModel.showLoadingDelay)
   }

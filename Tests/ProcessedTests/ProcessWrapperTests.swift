@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -57,7 +58,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func singleProcessRunFormRunsAFreshProcess() async {
     @Process var save
-    let recorder = Recorder($save)
+    let recorder = StateRecorder($save)
     await $save.run {}
     let task: Task<Void, Never> = $save.run {}
     await task.value
@@ -77,7 +78,7 @@ private final class ObservedEditorModel: ObservableModel {
     let holder = EditorHolder()
     #expect(holder.action == .idle)
     #expect(holder.upload == .idle)
-    let recorder = Recorder(holder.$action)
+    let recorder = StateRecorder(holder.$action)
     let task: Task<Void, Never> = holder.$action.run(.save) {}
     await task.value
     #expect(recorder.values == [.running(.save), .finished(.save)])
@@ -88,7 +89,7 @@ private final class ObservedEditorModel: ObservableModel {
   @Test func structPropertyRunsAndCopiesShareState() async {
     let screen = EditorScreen()
     let copy = screen
-    let recorder = Recorder(screen.$action)
+    let recorder = StateRecorder(screen.$action)
     await copy.$action.run(.delete) {}
     #expect(recorder.values == [.running(.delete), .finished(.delete)])
     #expect(screen.action == .finished(.delete))
@@ -96,7 +97,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func settingWrappedValueCancelsTheRunningProcessFirst() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     let gate = Gate()
     let task: Task<Void, Never> = $action.run(.save) {
       await gate.wait()
@@ -111,7 +112,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func runningIsWrittenSynchronously() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     let gate = Gate()
     let task: Task<Void, Never> = $action.run(.save) {
       await gate.wait()
@@ -124,14 +125,14 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func silentRunDoesNotWriteRunning() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     await $action.run(.save, silently: true) {}
     #expect(recorder.values == [.finished(.save)])
   }
 
   @Test func runningIsNotRewrittenForTheSameKind() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     let gate = Gate()
     let first: Task<Void, Never> = $action.run(.save) {
       await gate.wait()
@@ -146,7 +147,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func runningIsRewrittenForADifferentKind() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     let gate = Gate()
     let first: Task<Void, Never> = $action.run(.save) {
       await gate.wait()
@@ -160,7 +161,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func singleProcessRunsAreDistinctKinds() async {
     @Process var save
-    let recorder = Recorder($save)
+    let recorder = StateRecorder($save)
     let gate = Gate()
     let first: Task<Void, Never> = $save.run { await gate.wait() }
     let second: Task<Void, Never> = $save.run {}
@@ -184,7 +185,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func thrownErrorFailsTheProcess() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     await $action.run(.delete) { throw WrapperError(code: 4) }
     #expect(recorder.values == [.running(.delete), .failed(process: .delete, error: WrapperError(code: 4))])
     #expect(action != .failed(process: .delete, error: WrapperError(code: 5)))
@@ -195,7 +196,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func cancelLeavesTheStateAsItIs() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     let gate = Gate()
     let task: Task<Void, Never> = $action.run(.save) {
       await gate.wait()
@@ -209,7 +210,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func cancellingTheReturnedTaskStopsFurtherWrites() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     let gate = Gate()
     let task: Task<Void, Never> = $action.run(.save) {
       await gate.wait()
@@ -222,7 +223,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func blockThrowingCancellationErrorLeavesTheState() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     await $action.run(.save) { throw CancellationError() }
     #expect(recorder.values == [.running(.save)])
     #expect($action.storage.tracker.isRunning == false)
@@ -230,7 +231,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func resetCancelsAndWritesIdleOnce() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     $action.reset()
     #expect(recorder.values.isEmpty)
     let gate = Gate()
@@ -248,7 +249,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func cancelProcessFromTheBlockActsAsCancel() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     await $action.run(.save) { throw CancelProcess() }
     #expect(recorder.values == [.running(.save)])
     #expect($action.storage.tracker.isRunning == false)
@@ -256,14 +257,14 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func resetProcessFromTheBlockActsAsReset() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     await $action.run(.save) { throw ResetProcess() }
     #expect(recorder.values == [.running(.save), .idle])
   }
 
   @Test func loadableControlErrorsWorkInProcessesToo() async {
     @Process var action: ProcessState<EditorAction>
-    let recorder = Recorder($action)
+    let recorder = StateRecorder($action)
     await $action.run(.save) { throw CancelLoadable() }
     #expect(recorder.values == [.running(.save)])
     await $action.run(.delete) { throw ResetLoadable() }
@@ -274,7 +275,7 @@ private final class ObservedEditorModel: ObservableModel {
 
   @Test func modelObserverSeesEveryChangeOfAWrapperPropertyOnce() async {
     let model = ObservedEditorModel()
-    let history = Recorder<ProcessState<EditorAction>>()
+    let history = StateRecorder<ProcessState<EditorAction>>()
     let token = model.observe(\.action) { history.record($0) }
     await model.$action.run(.save) {}
     await model.$action.run(.delete) { throw WrapperError(code: 1) }

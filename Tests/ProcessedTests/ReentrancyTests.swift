@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -120,8 +121,8 @@ final class LoadFace {
   func load(silently: Bool = false, _ block: @escaping Returning) -> Task<Void, Never> { startLoad(silently, block) }
 
   /// A recorder of every change, registered now.
-  func record() -> Recorder<LoadableState<Int>> {
-    let recorder = Recorder<LoadableState<Int>>()
+  func record() -> StateRecorder<LoadableState<Int>> {
+    let recorder = StateRecorder<LoadableState<Int>>()
     recorder.token = observe { [unowned recorder] in recorder.record($0) }
     return recorder
   }
@@ -233,8 +234,8 @@ final class RunFace {
     self.isRunning = isRunning
   }
 
-  func record() -> Recorder<ProcessState<ReentrantRunKind>> {
-    let recorder = Recorder<ProcessState<ReentrantRunKind>>()
+  func record() -> StateRecorder<ProcessState<ReentrantRunKind>> {
+    let recorder = StateRecorder<ProcessState<ReentrantRunKind>>()
     recorder.token = observe { [unowned recorder] in recorder.record($0) }
     return recorder
   }
@@ -785,8 +786,8 @@ final class ReentrancyBox<Value> {
   /// ending at the current state.
   @Test func wrapperObserverResettingDuringAKeyPathWriteReachesModelObserversInOrder() async {
     let model = ReentrantKeyPathWrappedModel()
-    let modelHistory = keyPathRecorder(model, \.count)
-    let wrapperHistory = Recorder(model.$count)
+    let modelHistory = StateRecorder(model, \.count)
+    let wrapperHistory = StateRecorder(model.$count)
     let resetter = model.$count.observe { state in
       if state == .loaded(1) { model.reset(\.count) }
     }
@@ -803,8 +804,8 @@ final class ReentrancyBox<Value> {
   /// The same when the wrapper's own observer starts a newer key-path load from the result.
   @Test func wrapperObserverStartingAKeyPathLoadDuringAKeyPathWriteReachesModelObserversInOrder() async {
     let model = ReentrantKeyPathWrappedModel()
-    let modelHistory = keyPathRecorder(model, \.count)
-    let wrapperHistory = Recorder(model.$count)
+    let modelHistory = StateRecorder(model, \.count)
+    let wrapperHistory = StateRecorder(model.$count)
     let newer = ReentrancyBox<Task<Void, Never>?>(nil)
     let starter = model.$count.observe { state in
       guard state == .loaded(1), newer.value == nil else { return }
@@ -825,7 +826,7 @@ final class ReentrancyBox<Value> {
   func didSetResettingDuringAKeyPathWriteReachesModelObserversInOrder(resetsBeforeNotifying: Bool) async {
     let model = ReentrantResettingDidSetModel()
     model.resetsBeforeNotifying = resetsBeforeNotifying
-    let history = keyPathRecorder(model, \.count)
+    let history = StateRecorder(model, \.count)
     await model.load(\.count) { 1 }
     #expect(model.count == .absent)
     #expect(history.values == [.loading, .loaded(1), .absent])

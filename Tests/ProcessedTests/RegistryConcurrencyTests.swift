@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -182,7 +183,7 @@ private struct WatchedToken {
 
   @Test func anObserverRegisteredOffTheMainActorHearsLaterWrites() async {
     let model = AnyThreadCounterModel()
-    let recorder = Recorder<Int>()
+    let recorder = StateRecorder<Int>()
     let token = await Task.detached {
       model.observe(\.value) { recorder.record($0) }
     }.value

@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -116,7 +117,7 @@ final class StoredWritePlain: LoadableSupport {
 
   @Test func aStoredPropertyIsWrittenInPlaceAndObserversSeeEveryChangeOnce() async {
     let model = StoredWriteModel()
-    let recorder = keyPathRecorder(model, \.numbers)
+    let recorder = StateRecorder(model, \.numbers)
     let (offset, seen) = await yieldThree(model, \.numbers)
     #expect(offset.map { $0 > 0 } == StoredProperties.isEnabled)  // off: PROCESSED_NO_STORED_WRITES
     #expect(seen == [.loaded(1), .loaded(2), .loaded(3)])
@@ -132,7 +133,7 @@ final class StoredWritePlain: LoadableSupport {
     sourceLocation: SourceLocation = #_sourceLocation
   ) async {
     let model = StoredWriteModel()
-    let recorder = keyPathRecorder(model, keyPath)
+    let recorder = StateRecorder(model, keyPath)
     let (offset, seen) = await yieldThree(model, keyPath)
     let all: [LoadableState<Int>] = [.loading, .loaded(1), .loaded(2), .loaded(3)]
     #expect(offset == 0, sourceLocation: sourceLocation)
@@ -212,7 +213,7 @@ final class StoredWritePlain: LoadableSupport {
     let token = model.observe(\.numbers) { state in
       if state == .loaded(1) { model.reset(\.numbers) }
     }
-    let recorder = keyPathRecorder(model, \.numbers)
+    let recorder = StateRecorder(model, \.numbers)
     var offset: Int?
     var seen: [LoadableState<Int>] = []
     await model.load(\.numbers) { yield in
@@ -233,7 +234,7 @@ final class StoredWritePlain: LoadableSupport {
 
   @Test func aPropertyThatStopsNotifyingByItselfStillDeliversWhatItHolds() async {
     let model = SometimesNotifyingModel()
-    let recorder = keyPathRecorder(model, \.state)
+    let recorder = StateRecorder(model, \.state)
     var settles: [Bool?] = []
     await model.load(\.state) { yield in
       for value in 1...3 {
@@ -271,37 +272,3 @@ final class StoredWritePlain: LoadableSupport {
     #expect(StoredProperties.offset(of: numbers, in: model, as: Int.self) == 0)
   }
 }
-
-#if canImport(Observation)
-  import Observation
-
-  /// A model of the `@Observable` macro: its properties are computed, their accessors tell Observation.
-  @Observable @MainActor
-  final class StoredWriteMacroModel: LoadableSupport {
-    var numbers: LoadableState<Int> = .absent
-  }
-
-  @MainActor
-  @Suite struct StoredWriteMacroTests {
-    @Test func anObservableMacroPropertyTellsObservationOfEveryChange() async {
-      let model = StoredWriteMacroModel()
-      let changes = ChangeCounter()
-      var offsets: [Int?] = []
-      await model.load(\.numbers) { yield in
-        for value in 1...3 {
-          // Tracking is one-shot: registered again before each change, it must fire for each.
-          withObservationTracking {
-            _ = model.numbers
-          } onChange: {
-            changes.increment()
-          }
-          yield(.loaded(value))
-          offsets.append(KeyPathHost.running(model, \.numbers)?.access.storedOffset)
-        }
-      }
-      #expect(changes.count == 3)
-      #expect(offsets == [0, 0, 0])
-      #expect(model.numbers == .loaded(3))
-    }
-  }
-#endif

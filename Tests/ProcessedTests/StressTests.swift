@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -143,8 +144,8 @@ private struct OffMainObserver {
   /// every load exactly, and nothing is left: no observer, no running load, no key-path table entry.
   @Test func detachedTasksObserveAndCancelWhileTheMainActorLoads() async {
     let model = StressModel()
-    let wrappedHistory = keyPathRecorder(model, \.wrapped)
-    let plainHistory = keyPathRecorder(model, \.plain)
+    let wrappedHistory = StateRecorder(model, \.wrapped)
+    let plainHistory = StateRecorder(model, \.plain)
     // Formed on the main actor (the properties are main-actor isolated) and only used to register off it.
     nonisolated(unsafe) let wrappedPath: KeyPath<StressModel, LoadableState<Int>> = \StressModel.wrapped
     nonisolated(unsafe) let plainPath: KeyPath<StressModel, LoadableState<Int>> = \StressModel.plain

@@ -211,16 +211,6 @@ let keyPathThreadSanitizerIsActive: Bool = {
   #endif
 }()
 
-/// Records every change of `keyPath` of `model` that reaches `model.observe(keyPath)`.
-@MainActor
-func keyPathRecorder<Model: ObservableModel, Value>(
-  _ model: Model, _ keyPath: KeyPath<Model, Value>
-) -> Recorder<Value> {
-  let recorder = Recorder<Value>()
-  recorder.token = model.observe(keyPath) { [unowned recorder] in recorder.record($0) }
-  return recorder
-}
-
 /// The number of running key-path loads of `model` (entries in the key-path host table for that instance).
 ///
 /// Tests run in parallel, so tests count the entries of their own instances, never the whole table.

@@ -43,6 +43,9 @@ struct MBRandom {
   mutating func pick<Element>(_ elements: [Element]) -> Element { elements[below(elements.count)] }
 }
 
+/// The model-based test's seeded generator (SplitMix64), so that jittered delays are reproducible in a test.
+extension MBRandom: RandomNumberGenerator {}
+
 // MARK: - Configuration
 
 /// What a run of the model-based test does: the seeds, and the operations per seed.

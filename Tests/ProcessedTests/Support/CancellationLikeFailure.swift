@@ -1,0 +1,2 @@
+/// An ordinary failure, for retry tests.
+struct CancellationLikeFailure: Error, Equatable {}
