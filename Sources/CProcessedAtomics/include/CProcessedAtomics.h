@@ -1,8 +1,7 @@
 // The C half of the package's speed-only machinery (see Sources/Processed/Unsafe/README.md): C11 atomics, the lock of
 // an observer slot, the process-wide notification bookkeeping, the main actor's key-path write depth and its count of
-// states bound to a cache. C, because
-// `Synchronization` needs macOS 15; all `static inline`, so the notification loop inlined into clients compiles each
-// operation to a few instructions. See Documentation/ObserverDelivery.md.
+// states bound to a cache. C, because `Synchronization` needs macOS 15; all `static inline`, so the notification loop
+// inlined into clients compiles each operation to a few instructions. See Documentation/ObserverDelivery.md.
 #ifndef C_PROCESSED_ATOMICS_H
 #define C_PROCESSED_ATOMICS_H
 
