@@ -241,3 +241,34 @@ private final class KeyPathScreen: LoadableSupport, ObservableModel {
     #expect(cache.count == 2)
   }
 }
+
+extension LoadCacheTests {
+  @Test func anEntryWhoseStatesWentAwayIsCollected() async throws {
+    let cache = LoadCache(gcTime: .seconds(60), clock: clock)
+    var screen: Screen? = Screen()
+    await screen!.$number.load(.number(1), in: cache) { 1 }
+    screen = nil
+    #expect(cache.count == 1)
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(60))  // the binding check drops the released state; the entry is idle from now
+    try await clock.waitForSleepers(1)
+    #expect(cache.count == 1)
+    clock.advance(by: .seconds(60))
+    for _ in 0..<20 where cache.count != 0 { await Task.yield() }
+    #expect(cache.count == 0)
+  }
+
+  @Test func aBoundEntryIsNeverCollected() async throws {
+    let cache = LoadCache(gcTime: .seconds(60), clock: clock)
+    let screen = Screen()
+    await screen.$number.load(.number(1), in: cache) { 1 }
+    for _ in 0..<3 {
+      try await clock.waitForSleepers(1)
+      clock.advance(by: .seconds(60))
+    }
+    try await clock.waitForSleepers(1)
+    #expect(cache.count == 1)
+    cache.set(2, for: .number(1))
+    #expect(screen.number == .loaded(2))
+  }
+}

@@ -15,6 +15,10 @@ class AnyCacheEntry {
   var holdsSomething: Bool { fatalError("abstract") }
   /// Marks the value stale; fetches again at once when a state is bound (see ``LoadCache/invalidate(_:)``).
   func invalidate() { fatalError("abstract") }
+  /// Whether a state is bound.
+  var isBound: Bool { fatalError("abstract") }
+  /// Drops the bindings of states whose owner is gone (then acts as if they had left).
+  func dropReleasedBindings() { fatalError("abstract") }
   /// The entry leaves its cache: its fetch stops without writing, its states are unbound and keep what they show.
   func drop() { fatalError("abstract") }
 }

@@ -20,6 +20,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// The block and options of the last fetch, or of the last call that bound a state (what `invalidate` runs).
   var lastBlock: (@MainActor () async throws -> Value)?
   var lastOptions: LoadOptions?
+  /// Whether the entry has fetched (then `invalidate` uses its last fetch's block, not the last binding call's).
+  var hasFetched = false
 
   // StateHost
   var tracker = LoadTracker()
@@ -58,11 +60,23 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func bind(_ binding: CacheBinding<Value>, block: @escaping @MainActor () async throws -> Value, options: LoadOptions)
   {
     binding.entry = self
+    if bindings.isEmpty { cache.scheduleBindingCheck(self) }
     bindings.append(binding)
     CacheBindings.table[binding.id] = binding
     idleStamp = 0
-    lastBlock = block
-    lastOptions = options
+    if !hasFetched {
+      lastBlock = block
+      lastOptions = options
+    }
+  }
+
+  override var isBound: Bool { !bindings.isEmpty }
+
+  override func dropReleasedBindings() {
+    let released = bindings.filter { $0.host() == nil }
+    guard !released.isEmpty else { return }
+    for binding in released { remove(binding) }
+    if isFetching, !bindings.contains(where: \.isWaiting) { cancelLoad() }
   }
 
   /// `binding`'s state binds again: it leaves its place (the call binds it anew, last) without cancelling the fetch.
@@ -94,6 +108,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   ) {
     lastBlock = block
     lastOptions = options
+    hasFetched = true
     var fetchOptions = options
     // Debounce and overlap act on the calling state, before the call reaches the cache.
     fetchOptions.debounce = nil

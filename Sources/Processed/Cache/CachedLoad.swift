@@ -59,6 +59,7 @@ enum CachedLoad {
     _ binding: CacheBinding<Value>, _ key: CacheKey<Value>, _ cache: LoadCache, _ silently: Bool,
     _ options: LoadOptions, _ refreshing: Bool, _ block: @escaping @MainActor () async throws -> Value
   ) -> (CacheEntry<Value>, Bool)? {
+    guard let host = binding.host() else { return nil }
     let entry = cache.makeEntry(for: key)
     // Leaving the entry it is bound to anyway must not cancel that entry's fetch: it is about to wait for it again.
     if let earlier = CacheBindings.table[binding.id] {
@@ -68,7 +69,6 @@ enum CachedLoad {
         earlier.unbind()
       }
     }
-    guard let host = binding.host() else { return nil }
     entry.bind(binding, block: block, options: options)
     if let value = entry.value {
       let fresh = !refreshing && entry.isFresh(staleTime: options.staleTime ?? cache.staleTime)

@@ -33,7 +33,8 @@ public final class LoadCache: Sendable {
 
   /// The entries, by key.
   @MainActor var entries = CacheKeyIndex<AnyCacheEntry>()
-  /// Idle entries in the order they became idle, with their deadlines (all `gcTime` after, so the queue is sorted).
+  /// Idle entries in the order they became idle, with their deadlines (all `gcTime` after, so the queue is sorted);
+  /// stamp `0`: a check of a bound entry's bindings.
   @MainActor var collectable: [(key: AnyCacheKey, stamp: UInt64, deadline: Duration)] = []
   @MainActor var collectableHead = 0
   @MainActor var lastStamp: UInt64 = 0
@@ -189,6 +190,15 @@ public final class LoadCache: Sendable {
     if collector == nil { startCollector() }
   }
 
+  /// Queues a check of `entry`'s bindings `gcTime` from now: states whose owner went away without unbinding are
+  /// dropped then, so that the entry becomes idle and is collected in turn.
+  @MainActor
+  func scheduleBindingCheck(_ entry: AnyCacheEntry) {
+    // At least a second apart: with a zero `gcTime`, checks of a bound entry must not follow each other at once.
+    collectable.append((entry.key, 0, clock.now() + max(gcTime, .seconds(1))))
+    if collector == nil { startCollector() }
+  }
+
   @MainActor
   private func startCollector() {
     let clock = self.clock
@@ -216,10 +226,20 @@ public final class LoadCache: Sendable {
   @MainActor
   private func collect() {
     let now = clock.now()
-    while collectableHead < collectable.count, collectable[collectableHead].deadline <= now {
+    let end = collectable.count  // checks queued meanwhile wait for the next round
+    while collectableHead < end, collectable[collectableHead].deadline <= now {
       let item = collectable[collectableHead]
       collectableHead += 1
-      if let entry = entries[item.key], entry.idleStamp == item.stamp, entry.isIdle {
+      guard let entry = entries[item.key] else { continue }
+      if item.stamp == 0 {
+        // A binding check (see `scheduleBindingCheck`).
+        entry.dropReleasedBindings()
+        if entry.isBound {
+          scheduleBindingCheck(entry)
+        } else {
+          entryMayBeIdle(entry)
+        }
+      } else if entry.idleStamp == item.stamp, entry.isIdle {
         entries[item.key] = nil
       }
     }
