@@ -56,6 +56,26 @@ final class ReadmeSearchViewModel {
   }
 }
 
+extension CacheKey where Value == [String] {
+  fileprivate static func posts(by author: String) -> Self { CacheKey("posts", author) }
+}
+
+@MainActor
+final class ReadmeFeedViewModel {
+  @Loadable var posts: LoadableState<[String]>
+  let cache: LoadCache  // one for the app, shared by every screen
+  var requests = 0  // not in the README: counts the block's runs
+
+  init(cache: LoadCache) { self.cache = cache }
+
+  func appear(author: String) async {
+    await $posts.load(.posts(by: author), in: cache) {
+      self.requests += 1
+      return ["\(author)'s first post"]  // your request here
+    }
+  }
+}
+
 @MainActor
 @Suite struct ReadmeExamplesTests {
   /// "A load": the README's `main.swift`, with `print` replaced by collecting what it would print.
@@ -117,5 +137,21 @@ final class ReadmeSearchViewModel {
     model.$results.cancel()
     #expect(model.status == "idle")
     #expect(model.results == .absent)
+  }
+
+  /// "Sharing a value between screens": the second screen shows the fresh value without a request; invalidating the
+  /// prefix makes every bound screen fetch again.
+  @Test func sharingAValueBetweenScreens() async {
+    let clock = TestClock()
+    let cache = LoadCache(staleTime: .seconds(30), clock: clock)
+    let feed = ReadmeFeedViewModel(cache: cache)
+    let sidebar = ReadmeFeedViewModel(cache: cache)
+    await feed.appear(author: "ada")  // fetches
+    await sidebar.appear(author: "ada")  // fresh for 30 s: shown at once, no request
+    #expect(feed.requests == 1 && sidebar.requests == 0)
+    #expect(sidebar.posts == .loaded(["ada's first post"]))
+    cache.invalidate(prefix: "posts")  // after posting: every screen showing posts fetches again
+    await until(.changes(of: sidebar.$posts)) { feed.requests + sidebar.requests == 2 }
+    #expect(feed.posts == .loaded(["ada's first post"]) && sidebar.posts == feed.posts)
   }
 }

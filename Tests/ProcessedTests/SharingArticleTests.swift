@@ -1,0 +1,221 @@
+import ProcessedTesting
+import Testing
+
+@testable import Processed
+
+// The examples of Processed.docc/SharingAValueBetweenScreens.md, as the article shows them (`api.profile` is a
+// closure here). Keep both in step.
+
+private struct Profile: Equatable, Sendable {
+  var name: String
+}
+
+extension CacheKey where Value == Profile {
+  fileprivate static func profile(_ id: Int) -> Self { CacheKey("profile", id) }
+}
+
+@MainActor
+private final class HeaderModel {
+  @Loadable var profile: LoadableState<Profile>
+  private let cache: LoadCache
+  private let fetch: @MainActor (Int) async throws -> Profile
+
+  init(cache: LoadCache, fetch: @escaping @MainActor (Int) async throws -> Profile) {
+    self.cache = cache
+    self.fetch = fetch
+  }
+
+  func appear(id: Int) async {
+    await $profile.load(.profile(id), in: cache) { try await self.fetch(id) }
+  }
+}
+
+@MainActor
+private final class SettingsModel: LoadableSupport {
+  var profile: LoadableState<Profile> = .absent
+  private let cache: LoadCache
+  private let fetch: @MainActor (Int) async throws -> Profile
+
+  init(cache: LoadCache, fetch: @escaping @MainActor (Int) async throws -> Profile) {
+    self.cache = cache
+    self.fetch = fetch
+  }
+
+  func appear(id: Int) async {
+    await load(\.profile, key: .profile(id), in: cache) { try await fetch(id) }
+  }
+
+  func pullToRefresh(id: Int) async {
+    await refresh(\.profile, key: .profile(id), in: cache) { try await fetch(id) }
+  }
+}
+
+private struct Offline: Error, Equatable {}
+
+@MainActor
+@Suite struct SharingArticleTests {
+  let clock = TestClock()
+
+  /// "Two screens, one value": the second screen joins the first one's fetch; one request, one value.
+  @Test func twoScreensShareOneFetch() async throws {
+    let cache = LoadCache(staleTime: .seconds(30), clock: clock)
+    let gate = Gate()
+    var requests = 0
+    let fetch: @MainActor (Int) async throws -> Profile = { id in
+      requests += 1
+      await gate.wait()
+      return Profile(name: "user \(id)")
+    }
+    let header = HeaderModel(cache: cache, fetch: fetch)
+    let settings = SettingsModel(cache: cache, fetch: fetch)
+    async let shown: Void = header.appear(id: 42)
+    async let alsoShown: Void = settings.appear(id: 42)  // joins the header's fetch
+    await gate.untilWaiting(1)
+    gate.open()
+    _ = await (shown, alsoShown)
+    #expect(requests == 1)
+    #expect(header.profile == .loaded(Profile(name: "user 42")))
+    #expect(header.profile == settings.profile)
+  }
+
+  /// "Fresh, stale, miss, gc": a fresh hit runs no block; the defaults are staleTime zero and gcTime five minutes.
+  @Test func freshStaleAndTheDefaults() async throws {
+    let defaults = LoadCache()
+    #expect(defaults.staleTime == .zero)
+    #expect(defaults.gcTime == .seconds(300))
+
+    let cache = LoadCache(clock: clock)  // staleTime zero: every load fetches again in the background
+    let header = HeaderModel(cache: cache) { _ in Profile(name: "Ada") }
+    await header.appear(id: 1)
+    let recorder = StateRecorder(header.$profile)
+    var ran = false
+    let task: Task<Void, Never> = header.$profile.load(.profile(1), in: cache) {
+      ran = true
+      throw Offline()
+    }
+    #expect(recorder.values == [.loaded(Profile(name: "Ada"))])  // at once, no .loading
+    await task.value
+    #expect(ran)
+    #expect(header.profile == .loaded(Profile(name: "Ada")))  // a failed background fetch keeps the value
+    #expect(header.$profile.activity.lastError as? Offline == Offline())
+  }
+
+  /// "Fresh, stale, miss, gc": an idle entry goes at gcTime; reading it does not keep it.
+  @Test func anIdleEntryIsCollectedAfterGcTime() async throws {
+    let cache = LoadCache(clock: clock)
+    cache.set(Profile(name: "Ada"), for: .profile(1))
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(299))
+    #expect(cache.value(for: .profile(1)) == Profile(name: "Ada"))
+    clock.advance(by: .seconds(1))
+    for _ in 0..<50 where cache.count != 0 { await Task.yield() }
+    #expect(cache.count == 0)
+    #expect(cache.value(for: .profile(1)) == nil)
+  }
+
+  /// "Two screens, one value": a pull to refresh on one screen reaches the other, with no `.loading`.
+  @Test func pullToRefreshReachesEveryScreen() async throws {
+    let cache = LoadCache(staleTime: .seconds(30), clock: clock)
+    var version = 0
+    let fetch: @MainActor (Int) async throws -> Profile = { _ in
+      version += 1
+      return Profile(name: "v\(version)")
+    }
+    let header = HeaderModel(cache: cache, fetch: fetch)
+    let settings = SettingsModel(cache: cache, fetch: fetch)
+    await header.appear(id: 1)
+    await settings.appear(id: 1)  // fresh: no fetch
+    #expect(version == 1)
+    let recorder = StateRecorder(header.$profile)
+    await settings.pullToRefresh(id: 1)
+    #expect(version == 2)
+    #expect(settings.profile == .loaded(Profile(name: "v2")))
+    #expect(recorder.values == [.loaded(Profile(name: "v2"))])
+  }
+
+  /// "Invalidation and writes".
+  @Test func invalidationAndWrites() async throws {
+    let cache = LoadCache(staleTime: .seconds(30), clock: clock)
+    var version = 0
+    let header = HeaderModel(cache: cache) { id in
+      version += 1
+      return Profile(name: "\(id) v\(version)")
+    }
+    await header.appear(id: 1)
+    let recorder = StateRecorder(header.$profile)
+
+    // A bound entry fetches again at once, showing the old value meanwhile.
+    cache.invalidate(.profile(1))
+    await until(.changes(of: header.$profile)) { version == 2 && header.profile == .loaded(Profile(name: "1 v2")) }
+    #expect(recorder.values == [.loaded(Profile(name: "1 v2"))])
+
+    // By prefix, across value types; an entry with no bound state fetches on its next load.
+    cache.set(Profile(name: "2 set"), for: .profile(2))
+    cache.set("note", for: CacheKey<String>("profile", 9))
+    cache.invalidate(prefix: "profile")
+    await until(.changes(of: header.$profile)) { header.profile == .loaded(Profile(name: "1 v3")) }
+    let other = HeaderModel(cache: cache) { _ in Profile(name: "2 fetched") }
+    await other.appear(id: 2)
+    #expect(other.profile == .loaded(Profile(name: "2 fetched")))
+
+    // `set` writes every bound state at once.
+    cache.set(Profile(name: "saved"), for: .profile(1))
+    #expect(header.profile == .loaded(Profile(name: "saved")))
+
+    // `remove` and `removeAll` unbind: the states keep what they show.
+    cache.remove(.profile(1))
+    cache.set(Profile(name: "after remove"), for: .profile(1))
+    #expect(header.profile == .loaded(Profile(name: "saved")))
+    cache.removeAll()
+    cache.set(Profile(name: "after removeAll"), for: .profile(2))
+    #expect(other.profile == .loaded(Profile(name: "2 fetched")))
+    #expect(cache.count == 1)
+  }
+
+  /// "When a state stops following the entry": a write through the wrapper unbinds; a write to a plain stored
+  /// property of a `LoadableSupport` class does not, `reset(\.x)` does.
+  @Test func manualWritesAndReset() async throws {
+    let cache = LoadCache(staleTime: .seconds(30), clock: clock)
+    let fetch: @MainActor (Int) async throws -> Profile = { _ in Profile(name: "Ada") }
+    let header = HeaderModel(cache: cache, fetch: fetch)
+    let settings = SettingsModel(cache: cache, fetch: fetch)
+    await header.appear(id: 1)
+    await settings.appear(id: 1)
+
+    header.profile = .absent
+    settings.profile = .absent  // not seen by the library: still bound
+    cache.set(Profile(name: "Grace"), for: .profile(1))
+    #expect(header.profile == .absent)
+    #expect(settings.profile == .loaded(Profile(name: "Grace")))
+
+    settings.reset(\.profile)
+    cache.set(Profile(name: "Linus"), for: .profile(1))
+    #expect(settings.profile == .absent)
+  }
+
+  /// "Testing": the article's test, as it shows it.
+  @Test func aProfileIsFetchedAgainOnceItIsStale() async {
+    let clock = TestClock()
+    let cache = LoadCache(staleTime: .seconds(30), clock: clock)
+    var fetches = 0
+    let header = HeaderModel(cache: cache) { _ in
+      fetches += 1
+      return Profile(name: "Ada \(fetches)")
+    }
+    let recorder = StateRecorder(header.$profile)
+
+    await header.appear(id: 42)  // a miss: fetches
+    clock.advance(by: .seconds(29))
+    await header.appear(id: 42)  // fresh: no fetch
+    #expect(fetches == 1)
+
+    clock.advance(by: .seconds(1))
+    await header.appear(id: 42)  // stale: shows the value, fetches in the background
+    #expect(fetches == 2)
+    #expect(
+      recorder.values == [
+        .loading, .loaded(Profile(name: "Ada 1")), .loaded(Profile(name: "Ada 1")), .loaded(Profile(name: "Ada 1")),
+        .loaded(Profile(name: "Ada 2")),
+      ])
+  }
+}
