@@ -23,7 +23,7 @@
 /// ```
 ///
 /// `set(_:for:)`, `invalidate(_:)`, `remove(_:)` and `removeAll()` act on the entry and on every state bound to it;
-/// a fetch started before any of them never writes.
+/// a fetch started before any of them never writes. See <doc:SharingAValueBetweenScreens>.
 public final class LoadCache: Sendable {
   /// How long a written value stays fresh (a load's `LoadOptions.staleTime` may say otherwise).
   public let staleTime: Duration
