@@ -31,11 +31,6 @@ private final class IntModel: LoadableSupport {
 @Suite struct LoadCacheUnbindingTests {
   let clock = TestClock()
 
-  /// Lets the cache's collector run after the clock moved.
-  private func settle(_ cache: LoadCache, until count: Int) async {
-    for _ in 0..<100 where cache.count != count { await Task.yield() }
-  }
-
   // MARK: Unbinding
 
   @Test func aPlainLoadUnbinds() async {
@@ -120,7 +115,7 @@ private final class IntModel: LoadableSupport {
     cache.set(2, for: .item(1))  // finds the owner gone
     try await clock.waitForSleepers(1)
     clock.advance(by: .seconds(10))
-    await settle(cache, until: 0)
+    await cache.nextCollection()
     #expect(cache.count == 0)
   }
 
@@ -135,7 +130,7 @@ private final class IntModel: LoadableSupport {
     cache.set(2, for: .item(1))
     try await clock.waitForSleepers(1)
     clock.advance(by: .seconds(10))
-    await settle(cache, until: 0)
+    await cache.nextCollection()
     #expect(cache.count == 0)
   }
 
@@ -144,13 +139,14 @@ private final class IntModel: LoadableSupport {
     let cache = LoadCache(gcTime: .seconds(10), clock: clock)
     let screen = IntScreen()
     await screen.$number.load(.item(1), in: cache) { 1 }
+    try await clock.waitForSleepers(1)
     clock.advance(by: .seconds(60))
-    await settle(cache, until: 0)
+    await cache.nextCollection()
     #expect(cache.count == 1)
     screen.$number.reset()  // idle from now
     try await clock.waitForSleepers(1)
     clock.advance(by: .seconds(10))
-    await settle(cache, until: 0)
+    await cache.nextCollection()
     #expect(cache.count == 0)
   }
 

@@ -39,6 +39,8 @@ public final class LoadCache: Sendable {
   @MainActor var collectableHead = 0
   @MainActor var lastStamp: UInt64 = 0
   @MainActor var collector: Task<Void, Never>?
+  /// Resumed after the collector's next pass (see ``nextCollection()``).
+  @MainActor var collectionWaiters: [CheckedContinuation<Void, Never>] = []
 
   /// Creates a cache.
   ///
@@ -247,5 +249,17 @@ public final class LoadCache: Sendable {
       collectable.removeFirst(collectableHead)
       collectableHead = 0
     }
+    if !collectionWaiters.isEmpty {
+      let waiters = collectionWaiters
+      collectionWaiters = []
+      for waiter in waiters { waiter.resume() }
+    }
+  }
+
+  /// Returns after the collector's next pass: for a test that just moved the clock past a deadline (registered before
+  /// the collector can run, since both are on the main actor).
+  @MainActor
+  func nextCollection() async {
+    await withCheckedContinuation { collectionWaiters.append($0) }
   }
 }
