@@ -20,6 +20,13 @@ private final class KeyPathScreen: LoadableSupport, ObservableModel {
   var number: LoadableState<Int> = .absent
 }
 
+/// Hands the last reference to a cache to another thread.
+private final class CacheBox: @unchecked Sendable {
+  // `@unchecked`: written on the main actor, then once by a detached task the test awaits.
+  var cache: LoadCache?
+  init(_ cache: LoadCache) { self.cache = cache }
+}
+
 @MainActor
 @Suite struct LoadCacheTests {
   let clock = TestClock()
@@ -294,4 +301,79 @@ extension LoadCacheTests {
     cache.set(2, for: .number(1))
     #expect(screen.number == .loaded(2))
   }
+}
+
+extension LoadCacheTests {
+  @Test func aDebouncedCallDoesNothingToTheCacheUntilItStarts() async throws {
+    let cache = LoadCache(clock: clock)
+    let screen = Screen()
+    let recorder = StateRecorder(screen.$number)
+    let options = LoadOptions(debounce: .trailing(.milliseconds(300)), clock: clock)
+    var fetched: [Int] = []
+    let first: Task<Void, Never> = screen.$number.load(.number(1), in: cache, options: options) {
+      fetched.append(1)
+      return 1
+    }
+    let second: Task<Void, Never> = screen.$number.load(.number(2), in: cache, options: options) {
+      fetched.append(2)
+      return 2
+    }
+    await first.value  // replaced during its debounce: never ran
+    #expect(cache.count == 0)
+    #expect(recorder.values.isEmpty)
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .milliseconds(300))
+    await second.value
+    #expect(fetched == [2])
+    #expect(recorder.values == [.loading, .loaded(2)])
+    #expect(cache.value(for: .number(2)) == 2)
+    #expect(cache.value(for: .number(1)) == nil)
+    // Bound once it started: a write of the entry reaches it.
+    cache.set(3, for: .number(2))
+    #expect(screen.number == .loaded(3))
+  }
+
+  @Test func aDebouncedCallOfAFreshValueWritesItOnceItsDebounceIsOver() async throws {
+    let cache = LoadCache(staleTime: .seconds(60), clock: clock)
+    cache.set(5, for: .number(1))
+    let screen = Screen()
+    let recorder = StateRecorder(screen.$number)
+    let options = LoadOptions(debounce: .trailing(.milliseconds(300)), clock: clock)
+    var ran = false
+    let task: Task<Void, Never> = screen.$number.load(.number(1), in: cache, options: options) {
+      ran = true
+      return 6
+    }
+    try await clock.waitForSleepers(1)
+    #expect(recorder.values.isEmpty)
+    clock.advance(by: .milliseconds(300))
+    await task.value
+    #expect(recorder.values == [.loaded(5)])
+    #expect(!ran)
+  }
+
+  @Test func anObserverThatUnbindsALaterStateKeepsItFromBeingWritten() async throws {
+    let cache = LoadCache(clock: clock)
+    let (a, b) = (Screen(), Screen())
+    await a.$number.load(.number(1), in: cache) { 1 }
+    await b.$number.load(.number(1), in: cache) { 1 }
+    let token = a.$number.observe { state in
+      if state == .loaded(2) { b.$number.reset() }
+    }
+    cache.set(2, for: .number(1))
+    #expect(a.number == .loaded(2))
+    #expect(b.number == .absent)  // reset by a's observer before the entry reached it: never written after
+    token.cancel()
+  }
+
+  @Test func aCacheReleasedOffTheMainActorStopsItsCollector() async throws {
+    let box = CacheBox(LoadCache(gcTime: .seconds(60), clock: clock))
+    box.cache?.set(1, for: .number(1))
+    try await clock.waitForSleepers(1)
+    let collector = box.cache?.collector
+    await Task.detached { box.cache = nil }.value  // the last reference goes on another thread
+    await collector?.value  // cancelled by deinit: the sleep throws and the collector ends
+    #expect(clock.sleeperCount == 0)
+  }
+
 }

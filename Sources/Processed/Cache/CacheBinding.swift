@@ -21,12 +21,16 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   func host() -> (any StateHost<State>)? { fatalError("abstract") }
 
   /// Starts the load of the state that waits for the entry's fetch, as the cache (it keeps the state bound).
-  func startLoad(_ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?) -> Task<Void, Never> {
+  func startLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions(), priority: TaskPriority?
+  ) -> Task<Void, Never> {
     fatalError("abstract")
   }
 
   /// ``startLoad(_:silently:priority:)`` for an `async` caller.
-  func startAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool) -> AwaitedLoad { fatalError("abstract") }
+  func startAwaitedLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions()
+  ) -> AwaitedLoad { fatalError("abstract") }
 
   /// Whether the state's waiting load is still its current one.
   var isWaiting: Bool {
@@ -51,21 +55,20 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   func deliver(_ state: State?, error: (any Error)? = nil) {
     defer { releaseWait() }
     guard let host = host() else { return }
-    CacheBindings.asCache {
-      if waitingLoad != 0, host.tracker.isCurrent(waitingLoad) {
-        if let state {
-          host.complete(with: .write(state))
-        } else if let error {
-          host.complete(with: .write(.error(error)), keepingContent: true)
-        }
-      } else if let state {
-        if state.isLoaded { host.keepError(nil) }
-        host.store(state)
-        host.publishActivity()
+    // No unbinding hook on these paths (`complete`, `store`): observers that reset or load the state unbind it.
+    if waitingLoad != 0, host.tracker.isCurrent(waitingLoad) {
+      if let state {
+        host.complete(with: .write(state))
       } else if let error {
-        host.keepError(error)
-        host.publishActivity()
+        host.complete(with: .write(.error(error)), keepingContent: true)
       }
+    } else if let state {
+      if state.isLoaded { host.keepError(nil) }
+      host.store(state)
+      host.publishActivity()
+    } else if let error {
+      host.keepError(error)
+      host.publishActivity()
     }
   }
 

@@ -9,28 +9,33 @@ enum CacheBindings {
   static var table: [BoundStateID: AnyCacheBinding] = [:] {
     didSet { processed_cache_set_bound_states(UInt32(truncatingIfNeeded: table.count)) }
   }
-  /// Set while the cache itself starts or writes a bound state's load, which must not unbind it.
-  static var isCacheWriting = false
+  /// The state whose next unbinding hook is the cache's own call (see ``asCache(_:_:)``).
+  static var spared: BoundStateID?
 
   /// A state is about to start a load, be cancelled, reset or written by hand: it leaves its entry.
   @usableFromInline
   static func stateWillChange<Host: StateHost>(_ host: Host) {
-    guard !isCacheWriting, let id = host.cacheIdentity, let binding = table[id] else { return }
-    binding.unbind()
+    guard let id = host.cacheIdentity else { return }
+    stateWillChange(id)
   }
 
   /// A key-path state with no running load is cancelled or reset: it leaves its entry.
   @usableFromInline
   static func stateWillChange(_ id: BoundStateID) {
-    guard !isCacheWriting, let binding = table[id] else { return }
-    binding.unbind()
+    if spared == id {
+      spared = nil
+      return
+    }
+    table[id]?.unbind()
   }
 
-  /// Runs `body` as the cache: loads it starts and states it writes stay bound.
-  static func asCache<R>(_ body: () -> R) -> R {
-    let outer = isCacheWriting
-    isCacheWriting = true
-    defer { isCacheWriting = outer }
+  /// Runs `body`, a call of the cache's own on the state `id` (a write, a load that waits for the entry): its first
+  /// unbinding hook — the call's own, which comes before any observer runs — leaves the state bound. What observers
+  /// do meanwhile unbinds as usual.
+  static func asCache<R>(_ id: BoundStateID, _ body: () -> R) -> R {
+    let outer = spared
+    spared = id
+    defer { spared = outer }
     return body()
   }
 }

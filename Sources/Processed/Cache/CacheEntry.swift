@@ -9,7 +9,9 @@
 final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   typealias State = LoadableState<Value>
 
-  unowned let cache: LoadCache
+  /// The cache the entry belongs to; it holds its entries, so it outlives them but for a write under way when the
+  /// last reference to the cache goes.
+  weak var cache: LoadCache?
   var value: Value?
   var lastError: (any Error)?
   /// When the value was written, on the cache's clock (an offset from its origin).
@@ -51,6 +53,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Whether the value is fresh: written less than `staleTime` ago and not invalidated.
   func isFresh(staleTime: Duration) -> Bool {
     guard value != nil, !invalidated else { return false }
+    guard let cache else { return false }
     return cache.clock.now() - writtenAt < staleTime
   }
 
@@ -60,7 +63,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func bind(_ binding: CacheBinding<Value>, block: @escaping @MainActor () async throws -> Value, options: LoadOptions)
   {
     binding.entry = self
-    if bindings.isEmpty { cache.scheduleBindingCheck(self) }
+    if bindings.isEmpty { cache?.scheduleBindingCheck(self) }
     bindings.append(binding)
     CacheBindings.table[binding.id] = binding
     idleStamp = 0
@@ -89,7 +92,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func bindingDidLeave(_ binding: CacheBinding<Value>) {
     remove(binding)
     if isFetching, !bindings.contains(where: \.isWaiting) { cancelLoad() }
-    cache.entryMayBeIdle(self)
+    cache?.entryMayBeIdle(self)
   }
 
   private func remove(_ binding: CacheBinding<Value>) {
@@ -144,13 +147,15 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func write(_ newValue: Value) {
     value = newValue
     lastError = nil
-    writtenAt = cache.clock.now()
+    writtenAt = cache?.clock.now() ?? writtenAt
     invalidated = false
     deliverToBindings(.loaded(newValue))
   }
 
   private func deliverToBindings(_ state: State?, error: (any Error)? = nil) {
     for binding in bindings {
+      // An observer of an earlier state may have unbound this one (reset it, loaded it): it is not written.
+      guard binding.entry === self else { continue }
       if binding.host() == nil {
         remove(binding)
         continue
@@ -163,7 +168,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// return. A restarted fetch does not end the first (the waits go on).
   func loadDidEnd() {
     for binding in bindings { binding.waitSignal?.signal(true) }
-    cache.entryMayBeIdle(self)
+    cache?.entryMayBeIdle(self)
   }
 
   override func drop() {

@@ -4,22 +4,37 @@
 /// The call binds the state to the key's entry (leaving any earlier one). A fresh value is written at once and
 /// nothing runs. Otherwise the state shows the entry's value at once, if it has one, and starts a load that waits for
 /// the entry's fetch — joining the fetch in flight, or starting one (`refresh` always restarts it) — whose outcome
-/// the entry writes to every bound state.
+/// the entry writes to every bound state. A debounced call does all this once its debounce is over, from inside the
+/// state's own (debounced) load; a call that `.joinRunning` joins to its state's load does nothing to the cache.
 @MainActor
 enum CachedLoad {
+  /// One cached call, as its face made it.
+  struct Call<Value: Sendable> {
+    let binding: CacheBinding<Value>
+    let key: CacheKey<Value>
+    let cache: LoadCache
+    let silently: Bool
+    let options: LoadOptions
+    let refreshing: Bool
+    let block: @MainActor () async throws -> Value
+  }
+
   /// The Task form: the returned task ends when the fetch the call started or joined has ended.
   static func start<Value>(
     _ binding: CacheBinding<Value>, key: CacheKey<Value>, cache: LoadCache, silently: Bool, options: LoadOptions?,
     priority: TaskPriority?, refreshing: Bool, block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
-    let options = options ?? binding.declaredOptions ?? .default
-    if let join = joinRunning(binding, options: options, priority: priority) { return join }
-    guard let (entry, silently) = bind(binding, key, cache, silently, options, refreshing, block) else {
-      return KeyPathTargetEnded.task
+    let call = Call(
+      binding: binding, key: key, cache: cache, silently: silently,
+      options: options ?? binding.declaredOptions ?? .default, refreshing: refreshing, block: block)
+    if let join = joinRunning(call, priority: priority) { return join }
+    if call.options.debounce != nil {
+      return binding.startLoad(debouncedPlan(call), silently: true, options: debounceOptions(call), priority: priority)
     }
+    guard let (entry, silently) = bindNow(call) else { return KeyPathTargetEnded.task }
     let task = binding.startLoad(binding.waitingPlan(), silently: silently, priority: priority)
     binding.noteWaitingLoad()
-    fetchIfNeeded(entry, refreshing: refreshing, block: block, options: options, priority: priority)
+    fetchIfNeeded(entry, call, priority: priority)
     return task
   }
 
@@ -28,24 +43,28 @@ enum CachedLoad {
     _ binding: CacheBinding<Value>, key: CacheKey<Value>, cache: LoadCache, silently: Bool, options: LoadOptions?,
     refreshing: Bool, block: @escaping @MainActor () async throws -> Value
   ) async {
-    let options = options ?? binding.declaredOptions ?? .default
-    if let join = joinRunning(binding, options: options, priority: nil) {
+    let call = Call(
+      binding: binding, key: key, cache: cache, silently: silently,
+      options: options ?? binding.declaredOptions ?? .default, refreshing: refreshing, block: block)
+    if let join = joinRunning(call, priority: nil) {
       await AwaitedLoad(task: join, forwardsCancellation: true).wait()
       return
     }
-    guard let (entry, silently) = bind(binding, key, cache, silently, options, refreshing, block) else { return }
+    if call.options.debounce != nil {
+      await binding.startAwaitedLoad(debouncedPlan(call), silently: true, options: debounceOptions(call)).wait()
+      return
+    }
+    guard let (entry, silently) = bindNow(call) else { return }
     let load = binding.startAwaitedLoad(binding.waitingPlan(), silently: silently)
     binding.noteWaitingLoad()
-    fetchIfNeeded(entry, refreshing: refreshing, block: block, options: options, priority: nil)
+    fetchIfNeeded(entry, call, priority: nil)
     await load.wait()
   }
 
   /// With `.joinRunning`, a call made while the state's own load is in progress joins it and does nothing to the
   /// cache (see `StateHost.startShaped`).
-  private static func joinRunning<Value>(
-    _ binding: CacheBinding<Value>, options: LoadOptions, priority: TaskPriority?
-  ) -> Task<Void, Never>? {
-    guard options.overlap == .joinRunning, let host = binding.host(), host.tracker.isRunning,
+  private static func joinRunning<Value>(_ call: Call<Value>, priority: TaskPriority?) -> Task<Void, Never>? {
+    guard call.options.overlap == .joinRunning, let host = call.binding.host(), host.tracker.isRunning,
       host.tracker.task?.isCancelled != true
     else { return nil }
     let ended = FirstSignal<Bool>()
@@ -53,14 +72,51 @@ enum CachedLoad {
     return Task(priority: priority) { await LoadJoin.wait(until: ended) }
   }
 
-  /// Binds the state and writes what the entry has. Returns `nil` after a fresh hit (the call is done), else the
-  /// entry and whether the waiting load writes no `.loading`.
-  private static func bind<Value>(
-    _ binding: CacheBinding<Value>, _ key: CacheKey<Value>, _ cache: LoadCache, _ silently: Bool,
-    _ options: LoadOptions, _ refreshing: Bool, _ block: @escaping @MainActor () async throws -> Value
-  ) -> (CacheEntry<Value>, Bool)? {
-    guard let host = binding.host() else { return nil }
-    let entry = cache.makeEntry(for: key)
+  /// The state's own options for a debounced call: the debounce on the options' clock; the rest is the fetch's.
+  private static func debounceOptions<Value>(_ call: Call<Value>) -> LoadOptions {
+    LoadOptions(debounce: call.options.debounce, clock: call.options.clock)
+  }
+
+  /// A debounced call's load of the state: once the debounce is over (and the load is still current), it binds and
+  /// acts as an immediate call would, writing through `yield`, and then waits for the entry's fetch.
+  private static func debouncedPlan<Value>(_ call: Call<Value>) -> LoadPlan<LoadableState<Value>> {
+    .load(yielding: { yield in
+      guard let id = LoadContext.binding.get()?.id, let (entry, value, fresh) = bind(call) else { return }
+      if let value {
+        yield(.loaded(value))
+        if fresh { return }
+      } else if !call.silently {
+        yield(.loading)
+      }
+      let signal = FirstSignal<Bool>()
+      call.binding.waitSignal = signal
+      call.binding.waitingLoad = id
+      fetchIfNeeded(entry, call, priority: nil)
+      await LoadJoin.wait(until: signal)
+    })
+  }
+
+  /// Binds the state and writes the entry's value at once, as the cache. Returns `nil` when the call is done (a
+  /// fresh hit, or the state's owner is gone), else the entry and whether the waiting load writes no `.loading`.
+  private static func bindNow<Value>(_ call: Call<Value>) -> (CacheEntry<Value>, Bool)? {
+    guard let (entry, value, fresh) = bind(call), let host = call.binding.host() else { return nil }
+    guard let value else { return (entry, call.silently) }
+    CacheBindings.asCache(call.binding.id) {
+      host.keepError(nil)
+      host.overwrite(.loaded(value))
+      host.publishActivity()
+    }
+    return fresh ? nil : (entry, true)
+  }
+
+  /// What binding found: the entry, its value (written by the caller at once) and whether that value is fresh.
+  typealias Bound<Value: Sendable> = (entry: CacheEntry<Value>, value: Value?, fresh: Bool)
+
+  /// Binds the state to the call's entry; `nil` when the state's owner is gone.
+  private static func bind<Value>(_ call: Call<Value>) -> Bound<Value>? {
+    let binding = call.binding
+    guard binding.host() != nil else { return nil }
+    let entry = call.cache.makeEntry(for: call.key)
     // Leaving the entry it is bound to anyway must not cancel that entry's fetch: it is about to wait for it again.
     if let earlier = CacheBindings.table[binding.id] {
       if let same = earlier as? CacheBinding<Value>, same.entry === entry {
@@ -69,25 +125,13 @@ enum CachedLoad {
         earlier.unbind()
       }
     }
-    entry.bind(binding, block: block, options: options)
-    if let value = entry.value {
-      let fresh = !refreshing && entry.isFresh(staleTime: options.staleTime ?? cache.staleTime)
-      CacheBindings.asCache {
-        if fresh { host.cancelLoad() }
-        host.keepError(nil)
-        host.overwrite(.loaded(value))
-        host.publishActivity()
-      }
-      if fresh { return nil }
-      return (entry, true)
-    }
-    return (entry, silently)
+    entry.bind(binding, block: call.block, options: call.options)
+    let fresh =
+      !call.refreshing && entry.isFresh(staleTime: call.options.staleTime ?? call.cache.staleTime)
+    return (entry, entry.value, fresh)
   }
 
-  private static func fetchIfNeeded<Value>(
-    _ entry: CacheEntry<Value>, refreshing: Bool, block: @escaping @MainActor () async throws -> Value,
-    options: LoadOptions, priority: TaskPriority?
-  ) {
-    if refreshing || !entry.isFetching { entry.fetch(block, options: options, priority: priority) }
+  private static func fetchIfNeeded<Value>(_ entry: CacheEntry<Value>, _ call: Call<Value>, priority: TaskPriority?) {
+    if call.refreshing || !entry.isFetching { entry.fetch(call.block, options: call.options, priority: priority) }
   }
 }

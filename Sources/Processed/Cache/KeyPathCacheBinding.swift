@@ -20,19 +20,23 @@ final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding
         model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath), access: KeyPathAccess(keyPath))
   }
 
-  override func startLoad(_ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?) -> Task<Void, Never> {
+  override func startLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions(), priority: TaskPriority?
+  ) -> Task<Void, Never> {
     guard let model else { return KeyPathTargetEnded.task }
-    return CacheBindings.asCache {
+    return CacheBindings.asCache(id) {
       KeyPathHost.forLoad(model, keyPath, KeyPathAccess(keyPath)).start(
-        plan, silently: silently, options: LoadOptions(), priority: priority)
+        plan, silently: silently, options: options, priority: priority)
     }
   }
 
-  override func startAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool) -> AwaitedLoad {
+  override func startAwaitedLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions()
+  ) -> AwaitedLoad {
     guard let model else { return AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false) }
-    return CacheBindings.asCache {
+    return CacheBindings.asCache(id) {
       KeyPathHost.forLoad(model, keyPath, KeyPathAccess(keyPath)).startAwaited(
-        plan, silently: silently, options: LoadOptions())
+        plan, silently: silently, options: options)
     }
   }
 }

@@ -38,7 +38,11 @@ public final class LoadCache: Sendable {
   @MainActor var collectable: [(key: AnyCacheKey, stamp: UInt64, deadline: Duration)] = []
   @MainActor var collectableHead = 0
   @MainActor var lastStamp: UInt64 = 0
-  @MainActor var collector: Task<Void, Never>?
+  @MainActor var collector: Task<Void, Never>? {
+    didSet { collectorForDeinit.withLock { $0 = collector } }
+  }
+  /// The collector, for `deinit` (a cache may be released on any thread).
+  private let collectorForDeinit = LockedBox<Task<Void, Never>?>(nil)
   /// Resumed after the collector's next pass (see ``nextCollection()``).
   @MainActor var collectionWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -63,8 +67,7 @@ public final class LoadCache: Sendable {
   }
 
   deinit {
-    let collector = MainActor.assumeIsolated { self.collector }
-    collector?.cancel()
+    collectorForDeinit.withLock { $0 }?.cancel()
   }
 
   /// The value of `key`, if the cache has one (fresh or stale). Reading it does not keep the entry.

@@ -12,15 +12,19 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
 
   override var declaredOptions: LoadOptions? { storage?.declaredOptions?.options }
 
-  override func startLoad(_ plan: LoadPlan<State>, silently: Bool, priority: TaskPriority?) -> Task<Void, Never> {
+  override func startLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions(), priority: TaskPriority?
+  ) -> Task<Void, Never> {
     guard let storage else { return KeyPathTargetEnded.task }
-    return CacheBindings.asCache {
-      storage.start(plan, silently: silently, options: LoadOptions(), priority: priority)
+    return CacheBindings.asCache(id) {
+      storage.start(plan, silently: silently, options: options, priority: priority)
     }
   }
 
-  override func startAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool) -> AwaitedLoad {
+  override func startAwaitedLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions()
+  ) -> AwaitedLoad {
     guard let storage else { return AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false) }
-    return CacheBindings.asCache { storage.startAwaited(plan, silently: silently, options: LoadOptions()) }
+    return CacheBindings.asCache(id) { storage.startAwaited(plan, silently: silently, options: options) }
   }
 }
