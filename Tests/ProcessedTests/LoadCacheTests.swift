@@ -377,3 +377,61 @@ extension LoadCacheTests {
   }
 
 }
+
+extension LoadCacheTests {
+  @Test func aFailureWithNoValueIsAnErrorForEveryBoundState() async throws {
+    let cache = LoadCache(clock: clock)
+    let (a, b) = (Screen(), Screen())
+    let gate = Gate()
+    let first: Task<Void, Never> = a.$number.load(.number(1), in: cache) {
+      await gate.wait()
+      throw Fetched(code: 7)
+    }
+    let joined: Task<Void, Never> = b.$number.load(.number(1), in: cache) { 0 }
+    #expect(a.number == .loading && b.number == .loading)  // a joining state is written as if it had started it
+    await gate.untilWaiting(1)
+    gate.open()
+    await first.value
+    await joined.value
+    #expect(a.number == .error(Fetched(code: 7)))
+    #expect(b.number == .error(Fetched(code: 7)))
+    #expect(cache.value(for: .number(1)) == nil)
+    #expect(cache.count == 1)  // an entry with a last error exists
+  }
+
+  @Test func theEntrysFetchRetriesWithTheCallsOptions() async throws {
+    let cache = LoadCache(clock: clock)
+    let screen = Screen()
+    let recorder = StateRecorder(screen.$number)
+    let options = LoadOptions(retry: .constant(.seconds(1), maxRetries: 2), clock: clock)
+    var attempts = 0
+    let task: Task<Void, Never> = screen.$number.load(.number(1), in: cache, options: options) {
+      attempts += 1
+      if attempts < 3 { throw Fetched(code: attempts) }
+      return 42
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    await task.value
+    #expect(attempts == 3)
+    #expect(recorder.values == [.loading, .loaded(42)])  // nothing written between attempts
+    #expect(cache.value(for: .number(1)) == 42)
+  }
+
+  @Test func aModelsLoadablesControllerLoadsFromTheCache() async throws {
+    let cache = LoadCache(staleTime: .seconds(60), clock: clock)
+    cache.set(3, for: .number(1))
+    let model = KeyPathScreen()
+    let recorder = StateRecorder(model, \.number)
+    let task: Task<Void, Never> = model.loadables.number.load(.number(1), in: cache) { 4 }
+    #expect(task == KeyPathTargetEnded.task)
+    #expect(recorder.values == [.loaded(3)])
+    cache.set(5, for: .number(1))
+    #expect(recorder.values == [.loaded(3), .loaded(5)])
+    model.loadables.number.cancel()  // unbinds; the state stays as it is
+    cache.set(6, for: .number(1))
+    #expect(model.number == .loaded(5))
+  }
+}
