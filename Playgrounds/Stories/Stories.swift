@@ -64,6 +64,7 @@ struct Stories {
     await doubleTappedSave()
     await limitedDownloads()
     await feedScreen()
+    await sharedProfile()
   }
 
   // 1. `@Loadable`: a load goes .absent → .loading → .loaded; a failing one ends in .error.
