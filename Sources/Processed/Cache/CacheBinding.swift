@@ -52,9 +52,16 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
 
   /// Writes the entry's outcome: `state` (or, when `nil`, keeps what the state shows and records `error` as its
   /// activity's last error). A waiting load ends with the write, as if it had fetched the outcome itself.
-  func deliver(_ state: State?, error: (any Error)? = nil) {
+  func deliver(_ state: State?, error: (any Error)? = nil, endingWait: Bool = true) {
+    guard let host = host() else {
+      releaseWait()
+      return
+    }
+    guard endingWait else {
+      if let state { host.store(state) }
+      return
+    }
     defer { releaseWait() }
-    guard let host = host() else { return }
     // No unbinding hook on these paths (`complete`, `store`): observers that reset or load the state unbind it.
     if waitingLoad != 0, host.tracker.isCurrent(waitingLoad) {
       if let state {

@@ -132,6 +132,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   /// The fetch's outcome (the engine writes it after ending the fetch): to the entry, then to each bound state.
   func store(_ state: State) {
+    // A fetch that ends while a mutation of the key runs is dropped: its answer may predate the mutation.
+    if cache?.isMutating(key) == true { return }
     switch state {
     case .loaded(let newValue):
       write(newValue)
@@ -152,7 +154,14 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     deliverToBindings(.loaded(newValue))
   }
 
-  private func deliverToBindings(_ state: State?, error: (any Error)? = nil) {
+  /// Shows a mutation's value: to the entry and every bound state, as plain writes (a waiting load goes on waiting for
+  /// its fetch). The value's time stamp stays the last fetch's or `set`'s.
+  func show(_ newValue: Value) {
+    value = newValue
+    deliverToBindings(.loaded(newValue), endingWaits: false)
+  }
+
+  private func deliverToBindings(_ state: State?, error: (any Error)? = nil, endingWaits: Bool = true) {
     for binding in bindings {
       // An observer of an earlier state may have unbound this one (reset it, loaded it): it is not written.
       guard binding.entry === self else { continue }
@@ -160,7 +169,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
         remove(binding)
         continue
       }
-      binding.deliver(state, error: error)
+      binding.deliver(state, error: error, endingWait: endingWaits)
     }
   }
 

@@ -43,6 +43,8 @@ public final class LoadCache: Sendable {
   }
   /// The collector, for `deinit` (a cache may be released on any thread).
   private let collectorForDeinit = LockedBox<Task<Void, Never>?>(nil)
+  /// The keys with mutations that have not all ended (see ``mutate(_:optimistic:operation:)``).
+  @MainActor var mutations: [AnyCacheKey: AnyKeyMutations] = [:]
   /// Resumed after the collector's next pass (see ``nextCollection()``).
   @MainActor var collectionWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -90,7 +92,13 @@ public final class LoadCache: Sendable {
   public func set<V>(_ value: V, for key: CacheKey<V>) {
     let entry = makeEntry(for: key)
     entry.cancelLoad()
-    entry.write(value)
+    if let log = mutations[key.erased] as? KeyMutations<V> {
+      // The new base, with the running mutations' updates applied again.
+      log.base = value
+      entry.write(log.shown ?? value)
+    } else {
+      entry.write(value)
+    }
     entryMayBeIdle(entry, written: true)
   }
 
@@ -134,6 +142,7 @@ public final class LoadCache: Sendable {
   /// ```
   @MainActor
   public func remove<V>(_ key: CacheKey<V>) {
+    mutations.removeValue(forKey: key.erased)?.isDetached = true
     guard let entry = entries.removeValue(forKey: key.erased) else { return }
     entry.drop()
   }
@@ -147,6 +156,8 @@ public final class LoadCache: Sendable {
   public func removeAll() {
     let dropped = Array(entries.values)
     entries.removeAll()
+    for log in mutations.values { log.isDetached = true }
+    mutations.removeAll()
     collectable.removeAll()
     collectableHead = 0
     for entry in dropped { entry.drop() }

@@ -1,0 +1,70 @@
+/// The mutations of one key that have not all ended (see ``LoadCache/mutate(_:optimistic:operation:)``): their updates
+/// in the order they started, and the base they apply to.
+///
+/// What the key shows is the base — the last value written by a fetch or by `set`, never an optimistic one — with the
+/// update of every mutation that has not failed applied again, in order. An update is a caller's non-escaping closure,
+/// valid while its `mutate` call lasts: so a mutation that succeeded stays in its call until the last mutation of the
+/// key ends (its update may be needed again until then), and only then is the key invalidated, once.
+@MainActor
+final class KeyMutations<Value: Sendable>: AnyKeyMutations {
+  struct Mutation {
+    let id: UInt64
+    /// `nil` for a mutation that started while the key had no value: its update is never called.
+    let update: ((inout Value) -> Void)?
+  }
+
+  /// The mutations that have not failed, in the order they started.
+  var mutations: [Mutation] = []
+  /// The value the updates apply to; `nil` when the key had no value when its first mutation started.
+  var base: Value?
+  private var lastID: UInt64 = 0
+  private var waiters: [CheckedContinuation<Void, Never>] = []
+
+  /// What the key shows: the base with every update applied in order; `nil` with no base.
+  var shown: Value? {
+    guard var value = base else { return nil }
+    for mutation in mutations { mutation.update?(&value) }
+    return value
+  }
+
+  func add(_ update: ((inout Value) -> Void)?) -> UInt64 {
+    lastID &+= 1
+    mutations.append(Mutation(id: lastID, update: update))
+    running += 1
+    return lastID
+  }
+
+  /// A mutation's operation failed: its update is dropped.
+  func fail(_ id: UInt64) {
+    mutations.removeAll { $0.id == id }
+    running -= 1
+  }
+
+  /// A mutation's operation succeeded: its update stays until the last mutation ends.
+  func succeed(_ id: UInt64) {
+    running -= 1
+  }
+
+  /// Waits until no mutation of the key runs. Not cancellable: a succeeded update must stay valid until then.
+  func untilNoneRuns() async {
+    if running == 0 { return }
+    await withCheckedContinuation { waiters.append($0) }
+  }
+
+  /// The last mutation ended: its waiters resume, and the updates are dropped before their calls return.
+  func end() {
+    mutations.removeAll()
+    let resumed = waiters
+    waiters = []
+    for waiter in resumed { waiter.resume() }
+  }
+}
+
+/// The mutations of a key, whatever its value type (what the cache keeps by key).
+@MainActor
+class AnyKeyMutations {
+  /// How many operations have not ended.
+  var running = 0
+  /// Set by `remove`/`removeAll`: mutations ending afterwards write and invalidate nothing.
+  var isDetached = false
+}
