@@ -52,6 +52,39 @@ private final class SettingsModel: LoadableSupport {
 
 private struct Offline: Error, Equatable {}
 
+private struct Comment: Equatable, Sendable {
+  var text: String
+}
+
+extension CacheKey where Value == [Comment] {
+  fileprivate static func comments(_ post: Int) -> Self { CacheKey("comments", post) }
+}
+
+@MainActor
+private final class CommentComposer {
+  @Process var send
+  private let cache: LoadCache
+  private let upload: @MainActor (Comment) async throws -> Void
+
+  init(cache: LoadCache, upload: @escaping @MainActor (Comment) async throws -> Void) {
+    self.cache = cache
+    self.upload = upload
+  }
+
+  func post(_ draft: Comment, on post: Int) {
+    $send.run {
+      try await self.cache.mutate(.comments(post), optimistic: { $0.append(draft) }) {
+        try await self.upload(draft)
+      }
+    }
+  }
+}
+
+@MainActor
+private final class CommentsScreen {
+  @Loadable var comments: LoadableState<[Comment]>
+}
+
 @MainActor
 @Suite struct SharingArticleTests {
   let clock = TestClock()
@@ -217,5 +250,28 @@ private struct Offline: Error, Equatable {}
         .loading, .loaded(Profile(name: "Ada 1")), .loaded(Profile(name: "Ada 1")), .loaded(Profile(name: "Ada 1")),
         .loaded(Profile(name: "Ada 2")),
       ])
+  }
+
+  /// "Optimistic updates": the draft shows at once on a bound screen, and goes away when the upload fails.
+  @Test func aRejectedCommentIsTakenBack() async throws {
+    let cache = LoadCache(clock: clock)
+    let screen = CommentsScreen()
+    await screen.$comments.load(.comments(1), in: cache) { [Comment(text: "first")] }
+    let uploading = Gate()
+    let composer = CommentComposer(cache: cache) { _ in
+      await uploading.wait()
+      throw Offline()
+    }
+    let sent = StateRecorder(composer.$send)
+    composer.post(Comment(text: "second"), on: 1)
+    await uploading.untilWaiting(1)
+    #expect(screen.comments == .loaded([Comment(text: "first"), Comment(text: "second")]))
+    let refetched = StateRecorder(screen.$comments)
+    uploading.open()
+    try await sent.wait(forCount: 2)  // .running, then .failed
+    #expect(composer.send.hasFailed)
+    #expect(screen.comments == .loaded([Comment(text: "first")]))
+    try await refetched.wait(forCount: 2)  // taken back, then the invalidation's fetch
+    #expect(screen.comments == .loaded([Comment(text: "first")]))
   }
 }
