@@ -14,7 +14,8 @@ struct ProcessedBenchmarks {
     {
       Bench.rounds = rounds
     }
-    // `--only NAME`: one group of rows (write, observe, yield, cycles, backtoback, policies, memory), for iterating.
+    // `--only NAME`: one group of rows (write, observe, yield, cycles, backtoback, policies, memory,
+    // cache), for iterating.
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     func runs(_ group: String) -> Bool { only == nil || only == group }
     Bench.interposerLoaded = (getenv("LD_PRELOAD") != nil) || (getenv("DYLD_INSERT_LIBRARIES") != nil)
@@ -28,6 +29,7 @@ struct ProcessedBenchmarks {
     if runs("backtoback") { await backToBackLoads() }
     if runs("policies") { await policies() }
     if runs("memory") { memory() }
+    if runs("cache") { await cacheBenchmarks() }
     Bench.printMarkdown()
   }
 

@@ -3,6 +3,7 @@
 //        ProfileScenario load|keypathload|handload|yieldload|yieldsinkload|yieldobserved|yieldnoobs|yieldplain [count] [rounds]
 //        ProfileScenario yieldvs [count] [rounds]   (the yielding load and its floor, alternated)
 //        ProfileScenario cycle|keypathcycle|plainkeypathcycle|processcycle|handcycle [count] [rounds]   (each load awaited before the next)
+//        ProfileScenario cachehit|handcachehit|cachemiss [count] [rounds]   (a fresh hit, its floor, a miss cycle)
 import Foundation
 import HandWritten
 import Processed
@@ -107,6 +108,33 @@ func backToBack(_ scenario: String) async {
       let task: Task<Void, Never> = model.run(\.saving) {}
       await task.value
     }
+  case "cachehit":
+    let cache = LoadCache(staleTime: .seconds(3600))
+    cache.set(7, for: CacheKey<Int>("k", 0))
+    let controller = Loadable<Int>().projectedValue
+    let token = controller.observe { _ in }
+    for i in 0..<count {
+      let task: Task<Void, Never> = controller.load(CacheKey<Int>("k", 0), in: cache) { i }
+      await task.value
+    }
+    withExtendedLifetime(token) {}
+  case "handcachehit":
+    let cache = HandSharedCache(staleTime: .seconds(3600))
+    cache.set(7, for: HandCacheKey("k", 0))
+    let state = HandSharedState()
+    _ = state.observers.add { _ in }
+    for _ in 0..<count { _ = cache.load(state, key: HandCacheKey("k", 0)) }
+  case "cachemiss":
+    let cache = LoadCache()
+    let controller = Loadable<Int>().projectedValue
+    let token = controller.observe { _ in }
+    for i in 0..<count {
+      let key = CacheKey<Int>("m", 0)
+      cache.remove(key)
+      let task: Task<Void, Never> = controller.load(key, in: cache) { i }
+      await task.value
+    }
+    withExtendedLifetime(token) {}
   case "handcycle":
     let hand = HandLoader()
     _ = hand.observers.add { _ in }
@@ -189,5 +217,6 @@ for _ in 0..<max(1, observerCount) { await backToBack(scenario) }
 let elapsed = start.duration(to: clock.now)
 let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
 let operations =
-  scenario.hasSuffix("load") || scenario.hasSuffix("cycle") ? count * max(1, observerCount) : count
+  scenario.hasSuffix("load") || scenario.hasSuffix("cycle") || scenario.hasPrefix("cache")
+    || scenario.hasPrefix("handcache") ? count * max(1, observerCount) : count
 print("\(scenario): \(Int(nanoseconds / Double(operations))) ns per operation (sink \(total))")

@@ -1,0 +1,167 @@
+// What the shared cache (`LoadCache`) costs: a fresh hit against the usual boilerplate and against the floor a
+// careful engineer would write, a miss cycle against an uncached load cycle, the heap bytes of an entry, and
+// `invalidate(prefix:)` in a large cache against a small one.
+import HandWritten
+import Processed
+
+extension ProcessedBenchmarks {
+  @MainActor
+  static func cacheBenchmarks() async {
+    await freshHits()
+    await missCycles()
+    cacheMemory()
+    await prefixInvalidation()
+  }
+
+  /// `$x.load(key, in: cache) { … }` on a fresh value with one observer on the state, Task form (a fresh hit returns
+  /// a shared, finished task; it is awaited as the cycle benchmarks await theirs), against:
+  /// - the boilerplate: a dictionary lookup and a `Task { @MainActor in state = .loaded(v) }`, awaited;
+  /// - the floor: a main-actor dictionary of entries with their subscribers' write closures; a hit checks the value's
+  ///   age, subscribes the state if it is not yet, writes it and notifies its observer synchronously.
+  /// Every side builds its key in the call, as a screen does (`.profile(id)`), and has the same observer body; a
+  /// second row builds Processed's key once, to show what building a `CacheKey` costs.
+  @MainActor
+  static func freshHits() async {
+    let hits = 10_000
+    let sink = Sink()
+
+    let cache = LoadCache(staleTime: .seconds(3600))
+    cache.set(7, for: CacheKey<Int>("k", 0))
+    let loadable = Loadable<Int>()
+    let controller = loadable.projectedValue
+    let token = controller.observe { sink.take($0) }
+    let builtKey = CacheKey<Int>("k", 0)
+
+    let boilerplateCache = HandBoilerplateCache()
+    boilerplateCache.values[HandCacheKey("k", 0)] = 7
+    let boilerplate = HandBoilerplateState()
+    _ = boilerplate.observers.add { sink.take($0) }
+
+    let floor = HandSharedCache(staleTime: .seconds(3600))
+    floor.set(7, for: HandCacheKey("k", 0))
+    let floorState = HandSharedState()
+    _ = floorState.observers.add { sink.take($0) }
+
+    let results = await measureSideBySide(
+      operations: hits,
+      [
+        {
+          for i in 0..<hits {
+            let task: Task<Void, Never> = controller.load(CacheKey<Int>("k", 0), in: cache) { i }
+            await task.value
+          }
+        },
+        { for _ in 0..<hits { await boilerplate.showCached(HandCacheKey("k", 0), in: boilerplateCache)!.value } },
+        { for _ in 0..<hits { _ = floor.load(floorState, key: HandCacheKey("k", 0)) } },
+        {
+          for i in 0..<hits {
+            let task: Task<Void, Never> = controller.load(builtKey, in: cache) { i }
+            await task.value
+          }
+        },
+      ])
+    let (ours, boilerplateResult, floorResult, oursBuiltKey) = (results[0], results[1], results[2], results[3])
+    precondition(loadable.wrappedValue == .loaded(7) && floorState.state == .loaded(7), "not hits")
+    Bench.record(
+      "shared cache", "fresh hit, $x.load(key, in:), Task form", ours: ours,
+      against: "dictionary + Task, awaited", boilerplateResult, target: "≥ 5× faster", minSpeedup: 5)
+    Bench.record(
+      "shared cache", "fresh hit, $x.load(key, in:), Task form", ours: ours,
+      against: "main-actor dictionary + closures", floorResult, target: "≤ 2×", maxRatio: 2)
+    Bench.record(
+      "shared cache", "fresh hit, key built once", ours: oursBuiltKey, against: "main-actor dictionary + closures",
+      floorResult)
+    withExtendedLifetime((token, sink, loadable)) {}
+  }
+
+  /// A load of a key the cache does not hold, awaited to the end, against an uncached `$x.load { v }` awaited the
+  /// same way; one observer on each state. The key is removed before each load (`cache.remove`, counted), so that
+  /// every load is a miss on a cache of constant size: a new key per load would measure a growing cache instead.
+  @MainActor
+  static func missCycles() async {
+    let loads = 2_000
+    let plain = Loadable<Int>().projectedValue
+    let cached = Loadable<Int>().projectedValue
+    let tokens = [plain.observe { _ in }, cached.observe { _ in }]
+    let cache = LoadCache()
+    let results = await measureSideBySide(
+      operations: loads,
+      [
+        {
+          for i in 0..<loads {
+            let task: Task<Void, Never> = plain.load { i }
+            await task.value
+          }
+        },
+        {
+          for i in 0..<loads {
+            let key = CacheKey<Int>("m", 0)
+            cache.remove(key)
+            let task: Task<Void, Never> = cached.load(key, in: cache) { i }
+            await task.value
+          }
+        },
+        { for i in 0..<loads { await plain.load { i } } },
+        {
+          for i in 0..<loads {
+            let key = CacheKey<Int>("m", 0)
+            cache.remove(key)
+            await cached.load(key, in: cache) { i }
+          }
+        },
+      ])
+    Bench.record(
+      "shared cache", "cached miss cycle, Task form", ours: results[1], against: "uncached $x.load { v }, Task",
+      results[0], target: "≤ 1.3×", maxRatio: 1.3)
+    Bench.record(
+      "shared cache", "cached miss cycle, async form", ours: results[3], against: "uncached $x.load { v }, async",
+      results[2], target: "≤ 1.3×", maxRatio: 1.3)
+    withExtendedLifetime(tokens) {}
+  }
+
+  /// Heap bytes `cache.set(i, for: CacheKey<Int>("k", i))` keeps per entry over 100,000 keys, no state bound.
+  @MainActor
+  static func cacheMemory() {
+    let cache = LoadCache()
+    if let perEntry = heapBytesPerCall(100_000, { cache.set($0, for: CacheKey<Int>("k", $0)) }) {
+      Bench.absolute.append(
+        (
+          "heap bytes per cache entry (100,000 set, no bound state)", perEntry.description, "≤ 512",
+          perEntry.bytes <= 512
+        ))
+    }
+    precondition(cache.count == 100_000)
+    // Of which the key: a `CacheKey<Int>("k", i)` kept in an array reserved beforehand (its components' storage).
+    var keys: [CacheKey<Int>] = []
+    keys.reserveCapacity(100_000)
+    if let perKey = heapBytesPerCall(100_000, { keys.append(CacheKey<Int>("k", $0)) }) {
+      Bench.absolute.append(("heap bytes per CacheKey<Int>(\"k\", i) (of the above)", perKey.description, "", nil))
+    }
+    withExtendedLifetime((cache, keys)) {}
+  }
+
+  /// `invalidate(prefix: "p")` of the 10 keys `("p", j)` among 100,000 entries, against the same among 100; the
+  /// other keys are `("k", i)`. No state is bound, so nothing fetches: the time is finding and marking the keys.
+  @MainActor
+  static func prefixInvalidation() async {
+    let calls = 2_000
+    func filled(_ total: Int) -> LoadCache {
+      let cache = LoadCache()
+      for j in 0..<10 { cache.set(j, for: CacheKey<Int>("p", j)) }
+      for i in 0..<(total - 10) { cache.set(i, for: CacheKey<Int>("k", i)) }
+      precondition(cache.count == total)
+      return cache
+    }
+    let large = filled(100_000)
+    let small = filled(100)
+    let results = await measureSideBySide(
+      operations: calls,
+      [
+        { for _ in 0..<calls { small.invalidate(prefix: "p") } },
+        { for _ in 0..<calls { large.invalidate(prefix: "p") } },
+      ])
+    Bench.record(
+      "shared cache", "invalidate(prefix:), 10 of 100,000 keys", ours: results[1], against: "10 of 100 keys",
+      results[0], target: "≤ 10×", maxRatio: 10)
+  }
+}
