@@ -13,17 +13,22 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// last reference to the cache goes.
   weak var cache: LoadCache?
   var value: Value?
-  var lastError: (any Error)?
   /// When the value was written, on the cache's clock (an offset from its origin).
   var writtenAt: Duration = .zero
   var invalidated = false
   /// The bound states, in the order they were bound.
   var bindings: [CacheBinding<Value>] = []
-  /// The block and options of the last fetch, or of the last call that bound a state (what `invalidate` runs).
-  var lastBlock: (@MainActor () async throws -> Value)?
-  var lastOptions: LoadOptions?
-  /// Whether the entry has fetched (then `invalidate` uses its last fetch's block, not the last binding call's).
-  var hasFetched = false
+  /// The block and options of the last fetch, and its last error; `nil` until a state binds or a fetch fails.
+  var recipe: FetchRecipe<Value>?
+  var lastError: (any Error)? { recipe?.lastError }
+
+  /// The recipe, made on first need.
+  private var madeRecipe: FetchRecipe<Value> {
+    if let recipe { return recipe }
+    let made = FetchRecipe<Value>()
+    recipe = made
+    return made
+  }
 
   // StateHost
   var tracker = LoadTracker()
@@ -67,9 +72,15 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     bindings.append(binding)
     CacheBindings.table[binding.id] = binding
     idleStamp = 0
-    if !hasFetched {
-      lastBlock = block
-      lastOptions = options
+    record(block: block, options: options)
+  }
+
+  /// Records a binding call's block and options for `invalidate`, until the entry has fetched.
+  func record(block: @escaping @MainActor () async throws -> Value, options: LoadOptions) {
+    let recipe = madeRecipe
+    if !recipe.hasFetched {
+      recipe.block = block
+      recipe.options = options
     }
   }
 
@@ -80,11 +91,6 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     guard !released.isEmpty else { return }
     for binding in released { remove(binding) }
     if isFetching, !bindings.contains(where: \.isWaiting) { cancelLoad() }
-  }
-
-  /// `binding`'s state binds again: it leaves its place (the call binds it anew, last) without cancelling the fetch.
-  func rebind(_ binding: CacheBinding<Value>) {
-    remove(binding)
   }
 
   /// A bound state left (its next load, `cancel()`, `reset()`, a manual write): once no bound state waits for the
@@ -109,9 +115,10 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func fetch(
     _ block: @escaping @MainActor () async throws -> Value, options: LoadOptions, priority: TaskPriority?
   ) {
-    lastBlock = block
-    lastOptions = options
-    hasFetched = true
+    let recipe = madeRecipe
+    recipe.block = block
+    recipe.options = options
+    recipe.hasFetched = true
     var fetchOptions = options
     // Debounce and overlap act on the calling state, before the call reaches the cache.
     fetchOptions.debounce = nil
@@ -126,8 +133,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Fetches again with the block and options of the last fetch or binding call, when a state is bound.
   override func invalidate() {
     invalidated = true
-    guard !bindings.isEmpty, let lastBlock else { return }
-    fetch(lastBlock, options: lastOptions ?? .default, priority: nil)
+    guard !bindings.isEmpty, let recipe, let block = recipe.block else { return }
+    fetch(block, options: recipe.options, priority: nil)
   }
 
   /// The fetch's outcome (the engine writes it after ending the fetch): to the entry, then to each bound state.
@@ -138,7 +145,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     case .loaded(let newValue):
       write(newValue)
     case .error(let error):
-      lastError = error
+      madeRecipe.lastError = error
       deliverToBindings(value == nil ? .error(error) : nil, error: error)
     case .loading, .absent:
       break
@@ -148,7 +155,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Writes `newValue` (fresh from now) and `.loaded(newValue)` to every bound state.
   func write(_ newValue: Value) {
     value = newValue
-    lastError = nil
+    recipe?.lastError = nil
     writtenAt = cache?.clock.now() ?? writtenAt
     invalidated = false
     deliverToBindings(.loaded(newValue))

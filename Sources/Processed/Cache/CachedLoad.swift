@@ -117,15 +117,15 @@ enum CachedLoad {
     let binding = call.binding
     guard binding.host() != nil else { return nil }
     let entry = call.cache.makeEntry(for: call.key)
-    // Leaving the entry it is bound to anyway must not cancel that entry's fetch: it is about to wait for it again.
-    if let earlier = CacheBindings.table[binding.id] {
-      if let same = earlier as? CacheBinding<Value>, same.entry === entry {
-        entry.rebind(same)
-      } else {
-        earlier.unbind()
-      }
+    if let earlier = CacheBindings.table[binding.id], earlier !== binding || binding.entry !== entry {
+      earlier.unbind()
     }
-    entry.bind(binding, block: call.block, options: call.options)
+    // A state bound to this entry already keeps its binding and its place; only the call is recorded.
+    if binding.entry === entry {
+      entry.record(block: call.block, options: call.options)
+    } else {
+      entry.bind(binding, block: call.block, options: call.options)
+    }
     let fresh =
       !call.refreshing && entry.isFresh(staleTime: call.options.staleTime ?? call.cache.staleTime)
     return (entry, entry.value, fresh)

@@ -13,6 +13,14 @@ final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding
     super.init(id: BoundStateID(model, keyPath))
   }
 
+  /// The state's binding: the one it has, else a new one (not bound yet).
+  static func of(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathCacheBinding {
+    if let bound = CacheBindings.table[BoundStateID(model, keyPath)] as? KeyPathCacheBinding, bound.model === model {
+      return bound
+    }
+    return KeyPathCacheBinding(model, keyPath)
+  }
+
   override func host() -> (any StateHost<State>)? {
     guard let model else { return nil }
     return KeyPathHost.running(model, keyPath)

@@ -2,7 +2,7 @@ extension LoadableController {
   /// The binding of this controller's state to a cache entry; `nil` when its model is gone.
   func cacheBinding() -> CacheBinding<Value>? {
     switch target {
-    case .storage(let storage): StorageCacheBinding(storage)
+    case .storage(let storage): StorageCacheBinding.of(storage)
     case .keyPath(let target): target.makeCacheBinding(Value.self)
     }
   }

@@ -4,8 +4,8 @@ extension LoadableSupport {
   func cacheBinding<Value: Sendable>(
     _ keyPath: ReferenceWritableKeyPath<Self, LoadableState<Value>>
   ) -> CacheBinding<Value> {
-    if let storage = WrapperLookup.read(self, keyPath).storage { return StorageCacheBinding(storage) }
-    return KeyPathCacheBinding(self, keyPath)
+    if let storage = WrapperLookup.read(self, keyPath).storage { return StorageCacheBinding.of(storage) }
+    return KeyPathCacheBinding.of(self, keyPath)
   }
 
   /// Loads the state at `state` from `key`'s entry in `cache`, and returns the load's task: a fresh value is written

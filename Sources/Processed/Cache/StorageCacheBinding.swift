@@ -8,6 +8,14 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
     super.init(id: BoundStateID(storage, nil))
   }
 
+  /// The storage's binding: the one it has, else a new one (not bound yet).
+  static func of(_ storage: StateStorage<State>) -> StorageCacheBinding {
+    if let bound = CacheBindings.table[BoundStateID(storage, nil)] as? StorageCacheBinding, bound.storage === storage {
+      return bound
+    }
+    return StorageCacheBinding(storage)
+  }
+
   override func host() -> (any StateHost<State>)? { storage }
 
   override var declaredOptions: LoadOptions? { storage?.declaredOptions?.options }

@@ -6,9 +6,9 @@ enum LoadJoin {
   /// cancelled, reset, overwritten or superseded; its wrapper storage went away), and signals `ended` — or at once
   /// when the calling task is cancelled. Cancelling a joining call never cancels the load it joined.
   @usableFromInline
-  static func wait(until ended: FirstSignal<Bool>) async {
+  static func wait(until ended: FirstSignal<Bool>, isolation: isolated (any Actor)? = #isolation) async {
     await withTaskCancellationHandler {
-      _ = await ended.wait()
+      _ = await ended.wait(isolation: isolation)
     } onCancel: {
       ended.signal(false)
     }

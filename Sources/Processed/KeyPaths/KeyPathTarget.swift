@@ -103,9 +103,9 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     guard let model else { return nil }
     // `State` is `LoadableState<Value>`: the cached faces exist only for loadable states of that value type.
     if let storage = WrapperLookup.read(model, keyPath).storage {
-      return StorageCacheBinding(unsafeDowncast(storage, to: StateStorage<LoadableState<Value>>.self))
+      return StorageCacheBinding.of(unsafeDowncast(storage, to: StateStorage<LoadableState<Value>>.self))
     }
-    return KeyPathCacheBinding(model, keyPath as! ReferenceWritableKeyPath<Model, LoadableState<Value>>)
+    return KeyPathCacheBinding.of(model, keyPath as! ReferenceWritableKeyPath<Model, LoadableState<Value>>)
   }
 
   @usableFromInline override func cancel() {

@@ -23,8 +23,9 @@ final class FirstSignal<Signal: Sendable>: Sendable {
 
   /// Returns the first signal, waiting for it if none was sent yet.
   @usableFromInline
-  func wait() async -> Signal {
-    await withCheckedContinuation { continuation in
+  func wait(isolation: isolated (any Actor)? = #isolation) async -> Signal {
+    // On the caller's actor: a main-actor waiter does not hop off the main actor and back.
+    await withCheckedContinuation(isolation: isolation) { continuation in
       let sent: Signal? = box.withLock { state in
         if let signal = state.signal { return signal }
         state.continuation = continuation
