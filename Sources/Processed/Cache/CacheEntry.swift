@@ -64,23 +64,22 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   // MARK: Binding
 
-  /// Binds `binding`'s state (it left any earlier entry first), and records `block` and `options` for `invalidate`.
-  func bind(_ binding: CacheBinding<Value>, block: @escaping @MainActor () async throws -> Value, options: LoadOptions)
-  {
+  /// Binds `binding`'s state (it left any earlier entry first), and records the call for `invalidate`.
+  func bind(_ binding: CacheBinding<Value>, _ call: CachedLoad.Call<Value>) {
     binding.entry = self
     if bindings.isEmpty { cache?.scheduleBindingCheck(self) }
     bindings.append(binding)
     CacheBindings.table[binding.id] = binding
     idleStamp = 0
-    record(block: block, options: options)
+    record(call)
   }
 
   /// Records a binding call's block and options for `invalidate`, until the entry has fetched.
-  func record(block: @escaping @MainActor () async throws -> Value, options: LoadOptions) {
+  func record(_ call: CachedLoad.Call<Value>) {
     let recipe = madeRecipe
     if !recipe.hasFetched {
-      recipe.block = block
-      recipe.options = options
+      recipe.block = call.block
+      recipe.options = call.given ?? call.declared?.options
     }
   }
 
@@ -134,7 +133,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   override func invalidate() {
     invalidated = true
     guard !bindings.isEmpty, let recipe, let block = recipe.block else { return }
-    fetch(block, options: recipe.options, priority: nil)
+    fetch(block, options: recipe.options ?? .default, priority: nil)
   }
 
   /// The fetch's outcome (the engine writes it after ending the fetch): to the entry, then to each bound state.

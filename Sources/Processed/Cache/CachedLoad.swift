@@ -8,15 +8,40 @@
 /// state's own (debounced) load; a call that `.joinRunning` joins to its state's load does nothing to the cache.
 @MainActor
 enum CachedLoad {
-  /// One cached call, as its face made it.
+  /// One cached call, as its face made it. Its options are read where needed, never copied whole on the way: a
+  /// fresh hit needs only the stale time.
+  @MainActor
   struct Call<Value: Sendable> {
     let binding: CacheBinding<Value>
     let key: CacheKey<Value>
     let cache: LoadCache
     let silently: Bool
-    let options: LoadOptions
+    /// The call's options; `nil`: the declaration's (`declared`), else `.default`.
+    let given: LoadOptions?
+    let declared: LoadOptions.Resolved?
     let refreshing: Bool
     let block: @MainActor () async throws -> Value
+
+    init(
+      _ binding: CacheBinding<Value>, _ key: CacheKey<Value>, _ cache: LoadCache, silently: Bool,
+      options: LoadOptions?, refreshing: Bool, block: @escaping @MainActor () async throws -> Value
+    ) {
+      self.binding = binding
+      self.key = key
+      self.cache = cache
+      self.silently = silently
+      given = options
+      declared = options == nil ? binding.declaredOptions : nil
+      self.refreshing = refreshing
+      self.block = block
+    }
+
+    /// The options the call stands for, whole (for a fetch, or to record it).
+    var options: LoadOptions { given ?? declared?.options ?? .default }
+    var debounce: Debounce? { given != nil ? given?.debounce : declared?.options.debounce }
+    var joinsRunning: Bool { (given?.overlap ?? declared?.options.overlap) == .joinRunning }
+    /// How long a value stays fresh for this call.
+    var staleTime: Duration { (given != nil ? given?.staleTime : declared?.options.staleTime) ?? cache.staleTime }
   }
 
   /// The Task form: the returned task ends when the fetch the call started or joined has ended.
@@ -25,10 +50,9 @@ enum CachedLoad {
     priority: TaskPriority?, refreshing: Bool, block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
     let call = Call(
-      binding: binding, key: key, cache: cache, silently: silently,
-      options: options ?? binding.declaredOptions ?? .default, refreshing: refreshing, block: block)
+      binding, key, cache, silently: silently, options: options, refreshing: refreshing, block: block)
     if let join = joinRunning(call, priority: priority) { return join }
-    if call.options.debounce != nil {
+    if call.debounce != nil {
       return binding.startLoad(debouncedPlan(call), silently: true, options: debounceOptions(call), priority: priority)
     }
     guard let (entry, silently) = bindNow(call) else { return KeyPathTargetEnded.task }
@@ -44,13 +68,12 @@ enum CachedLoad {
     refreshing: Bool, block: @escaping @MainActor () async throws -> Value
   ) async {
     let call = Call(
-      binding: binding, key: key, cache: cache, silently: silently,
-      options: options ?? binding.declaredOptions ?? .default, refreshing: refreshing, block: block)
+      binding, key, cache, silently: silently, options: options, refreshing: refreshing, block: block)
     if let join = joinRunning(call, priority: nil) {
       await AwaitedLoad(task: join, forwardsCancellation: true).wait()
       return
     }
-    if call.options.debounce != nil {
+    if call.debounce != nil {
       await binding.startAwaitedLoad(debouncedPlan(call), silently: true, options: debounceOptions(call)).wait()
       return
     }
@@ -64,7 +87,7 @@ enum CachedLoad {
   /// With `.joinRunning`, a call made while the state's own load is in progress joins it and does nothing to the
   /// cache (see `StateHost.startShaped`).
   private static func joinRunning<Value>(_ call: Call<Value>, priority: TaskPriority?) -> Task<Void, Never>? {
-    guard call.options.overlap == .joinRunning, let host = call.binding.host(), host.tracker.isRunning,
+    guard call.joinsRunning, let host = call.binding.host(), host.tracker.isRunning,
       host.tracker.task?.isCancelled != true
     else { return nil }
     let ended = FirstSignal<Bool>()
@@ -74,7 +97,7 @@ enum CachedLoad {
 
   /// The state's own options for a debounced call: the debounce on the options' clock; the rest is the fetch's.
   private static func debounceOptions<Value>(_ call: Call<Value>) -> LoadOptions {
-    LoadOptions(debounce: call.options.debounce, clock: call.options.clock)
+    LoadOptions(debounce: call.debounce, clock: call.given?.clock ?? call.declared?.options.clock ?? ContinuousClock())
   }
 
   /// A debounced call's load of the state: once the debounce is over (and the load is still current), it binds and
@@ -99,13 +122,9 @@ enum CachedLoad {
   /// Binds the state and writes the entry's value at once, as the cache. Returns `nil` when the call is done (a
   /// fresh hit, or the state's owner is gone), else the entry and whether the waiting load writes no `.loading`.
   private static func bindNow<Value>(_ call: Call<Value>) -> (CacheEntry<Value>, Bool)? {
-    guard let (entry, value, fresh) = bind(call), let host = call.binding.host() else { return nil }
+    guard let (entry, value, fresh) = bind(call) else { return nil }
     guard let value else { return (entry, call.silently) }
-    CacheBindings.asCache(call.binding.id) {
-      host.keepError(nil)
-      host.overwrite(.loaded(value))
-      host.publishActivity()
-    }
+    call.binding.showAtOnce(value)
     return fresh ? nil : (entry, true)
   }
 
@@ -115,19 +134,19 @@ enum CachedLoad {
   /// Binds the state to the call's entry; `nil` when the state's owner is gone.
   private static func bind<Value>(_ call: Call<Value>) -> Bound<Value>? {
     let binding = call.binding
-    guard binding.host() != nil else { return nil }
+    guard binding.isAlive else { return nil }
     let entry = call.cache.makeEntry(for: call.key)
     if let earlier = CacheBindings.table[binding.id], earlier !== binding || binding.entry !== entry {
       earlier.unbind()
     }
     // A state bound to this entry already keeps its binding and its place; only the call is recorded.
     if binding.entry === entry {
-      entry.record(block: call.block, options: call.options)
+      entry.record(call)
     } else {
-      entry.bind(binding, block: call.block, options: call.options)
+      entry.bind(binding, call)
     }
     let fresh =
-      !call.refreshing && entry.isFresh(staleTime: call.options.staleTime ?? call.cache.staleTime)
+      !call.refreshing && entry.isFresh(staleTime: call.staleTime)
     return (entry, entry.value, fresh)
   }
 

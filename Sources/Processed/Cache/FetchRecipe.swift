@@ -5,7 +5,8 @@ final class FetchRecipe<Value: Sendable> {
   /// The block and options of the last fetch, or of the last call that bound a state before any fetch (what
   /// `invalidate` runs).
   var block: (@MainActor () async throws -> Value)?
-  var options: LoadOptions = .default
+  /// `nil`: `.default`.
+  var options: LoadOptions?
   /// Whether the entry has fetched (then a binding call no longer replaces the block).
   var hasFetched = false
   /// The last fetch's error, cleared by a value.

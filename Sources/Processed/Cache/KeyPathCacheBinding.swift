@@ -21,6 +21,21 @@ final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding
     return KeyPathCacheBinding(model, keyPath)
   }
 
+  override var isAlive: Bool { model != nil }
+
+  override func showAtOnce(_ value: Value) {
+    guard let model else { return }
+    let host =
+      KeyPathHost.running(model, keyPath)
+      ?? KeyPathHost(
+        model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath), access: KeyPathAccess(keyPath))
+    CacheBindings.asCache(id) {
+      host.keepError(nil)
+      host.overwrite(.loaded(value))
+      host.publishActivity()
+    }
+  }
+
   override func host() -> (any StateHost<State>)? {
     guard let model else { return nil }
     return KeyPathHost.running(model, keyPath)

@@ -18,7 +18,18 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
 
   override func host() -> (any StateHost<State>)? { storage }
 
-  override var declaredOptions: LoadOptions? { storage?.declaredOptions?.options }
+  override var isAlive: Bool { storage != nil }
+
+  override func showAtOnce(_ value: Value) {
+    guard let storage else { return }
+    CacheBindings.asCache(id) {
+      storage.keepError(nil)
+      storage.overwrite(.loaded(value))
+      storage.publishActivity()
+    }
+  }
+
+  override var declaredOptions: LoadOptions.Resolved? { storage?.declaredOptions }
 
   override func startLoad(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions(), priority: TaskPriority?
