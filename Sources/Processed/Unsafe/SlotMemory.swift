@@ -18,9 +18,10 @@ extension ObserverSlot {
   /// The slot's main-actor fields: the header's second stored property, at ``mainFieldsOffset``.
   @inlinable @inline(__always)
   var mainFields: UnsafeMutablePointer<ObserverSlotMainFields> {
-    // `ObserverSlot.`, not `Self.`: `Self` in a class loads the dynamic type on every access (measured: 5 ns a write).
+    // `ObserverSlot.`, not `Self.`: `Self` in a class loads the dynamic type on every access (5 ns a write).
     withUnsafeMutablePointerToHeader { header in
-      (UnsafeMutableRawPointer(header) + ObserverSlot.mainFieldsOffset).assumingMemoryBound(to: ObserverSlotMainFields.self)
+      (UnsafeMutableRawPointer(header) + ObserverSlot.mainFieldsOffset).assumingMemoryBound(
+        to: ObserverSlotMainFields.self)
     }
   }
 
