@@ -435,3 +435,30 @@ extension LoadCacheTests {
     #expect(model.number == .loaded(5))
   }
 }
+
+extension LoadCacheTests {
+  /// Found by `LoadCacheModelTests`: a state that took a fresh value while the entry was fetching is bound, so it waits
+  /// for that fetch too — the last other state leaving does not cancel it.
+  @Test func aStateThatTookAFreshValueDuringAFetchStillGetsItsAnswer() async throws {
+    let cache = LoadCache(clock: clock)
+    let (a, b) = (Screen(), Screen())
+    await a.$number.load(.number(1), in: cache) { 1 }
+    await b.$number.load(.number(1), in: cache) { 1 }
+    let gate = Gate()
+    let refresh: Task<Void, Never> = a.$number.refresh(.number(1), in: cache) {
+      await gate.wait()
+      return 2
+    }
+    let fresh = LoadOptions(staleTime: .seconds(1_000))
+    let hit: Task<Void, Never> = a.$number.load(.number(1), in: cache, options: fresh) { 3 }
+    #expect(hit == KeyPathTargetEnded.task)
+    b.$number.cancel()
+    await gate.untilWaiting(1)
+    let recorder = StateRecorder(a.$number)
+    gate.open()
+    await refresh.value  // superseded by the hit: ended already
+    try await recorder.wait(forCount: 1, timeLimit: .seconds(5))
+    #expect(recorder.values == [.loaded(2)])
+    #expect(cache.value(for: .number(1)) == 2)
+  }
+}

@@ -89,14 +89,15 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     let released = bindings.filter { $0.host() == nil }
     guard !released.isEmpty else { return }
     for binding in released { remove(binding) }
-    if isFetching, !bindings.contains(where: \.isWaiting) { cancelLoad() }
+    if isFetching, bindings.isEmpty { cancelLoad() }
   }
 
-  /// A bound state left (its next load, `cancel()`, `reset()`, a manual write): once no bound state waits for the
-  /// fetch in flight, the fetch is cancelled and the entry stays as it was.
+  /// A bound state left (its next load, `cancel()`, `reset()`, a manual write): once no state is bound — every bound
+  /// state waits for the fetch in flight, also one that took a fresh value without a load of its own — the fetch is
+  /// cancelled and the entry stays as it was.
   func bindingDidLeave(_ binding: CacheBinding<Value>) {
     remove(binding)
-    if isFetching, !bindings.contains(where: \.isWaiting) { cancelLoad() }
+    if isFetching, bindings.isEmpty { cancelLoad() }
     cache?.entryMayBeIdle(self)
   }
 
