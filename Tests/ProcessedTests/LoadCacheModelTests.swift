@@ -140,6 +140,12 @@ final class CacheModelKeyPaths: LoadableSupport, ObservableModel {
   var second: LoadableState<Int> = .absent
 }
 
+/// The writes to the states of a run, in order.
+@MainActor
+final class CacheModelLog {
+  var writes: [(state: Int, written: LoadableState<Int>)] = []
+}
+
 /// The eight states: six wrappers, then two key paths of one model.
 @MainActor
 struct CacheModelStates {
@@ -148,11 +154,23 @@ struct CacheModelStates {
   let screens = (0..<wrappers).map { _ in CacheModelScreen() }
   let model = CacheModelKeyPaths()
   let recorders: [StateRecorder<LoadableState<Int>>]
+  /// Every write to any of the states, in order: which state, and what.
+  let log = CacheModelLog()
 
   init() {
     let model = self.model
-    recorders =
-      screens.map { StateRecorder($0.$number) } + [StateRecorder(model, \.first), StateRecorder(model, \.second)]
+    let log = self.log
+    recorders = (0..<Self.count).map { _ in StateRecorder() }
+    for (index, recorder) in recorders.enumerated() {
+      let record: @MainActor (LoadableState<Int>) -> Void = { [weak recorder] state in
+        log.writes.append((index, state))
+        recorder?.record(state)
+      }
+      recorder.token =
+        index < Self.wrappers
+        ? screens[index].$number.observe(record)
+        : model.observe(index == Self.wrappers ? \.first : \.second, record)
+    }
   }
 
   private func keyPath(_ index: Int) -> ReferenceWritableKeyPath<CacheModelKeyPaths, LoadableState<Int>> {

@@ -56,6 +56,9 @@ struct CacheModel {
   var states: [StateModel]
   /// The fetches started by the current operation.
   var started: [Start] = []
+  /// The states the current operation's entry write reached, in order, and what it wrote.
+  var delivered: [Int] = []
+  var deliveredState: LoadableState<Int>?
   private var nextID = 0
 
   init(keys: Int, states: Int, staleTime: Duration, gcTime: Duration) {
@@ -70,6 +73,8 @@ struct CacheModel {
   /// Starts an operation: forgets the previous one's starts and `.loading` writes.
   mutating func begin() {
     started = []
+    delivered = []
+    deliveredState = nil
     for index in states.indices { states[index].wroteLoading = false }
   }
 
@@ -91,13 +96,14 @@ struct CacheModel {
     if shown == .loading { states[state].wroteLoading = true }
   }
 
-  /// The state leaves its entry: once no bound state waits, the fetch is cancelled (the entry stays as it was).
+  /// The state leaves its entry: once no bound state waits, the fetch is cancelled (the entry stays as it was). Every
+  /// bound state waits for the entry's fetch (precise rules), so that is once no state is bound.
   private mutating func unbind(_ state: Int) {
     states[state].waiting = false
     guard let key = states[state].key else { return }
     states[state].key = nil
     entries[key].bound.removeAll { $0 == state }
-    if entries[key].inFlight != nil, !entries[key].bound.contains(where: { states[$0].waiting }) {
+    if entries[key].inFlight != nil, entries[key].bound.isEmpty {
       entries[key].inFlight = nil
     }
   }
@@ -110,6 +116,12 @@ struct CacheModel {
     entries[key].hasFetched = true
     for state in entries[key].bound { states[state].waiting = true }
     started.append(Start(id: id, key: key, origin: origin, state: nil))
+  }
+
+  /// Whether a `load` of `key` with `callStaleTime` would be a fresh hit.
+  func isFresh(_ key: Int, staleTime callStaleTime: Duration?) -> Bool {
+    let entry = entries[key]
+    return entry.value != nil && !entry.invalidated && now - entry.writtenAt < (callStaleTime ?? staleTime)
   }
 
   // MARK: Operations
@@ -130,9 +142,7 @@ struct CacheModel {
     states[state].key = key
     if !entries[key].hasFetched { entries[key].lastOrigin = call }
     let entry = entries[key]
-    let fresh =
-      !refreshing && entry.value != nil && !entry.invalidated
-      && now - entry.writtenAt < (callStaleTime ?? staleTime)
+    let fresh = !refreshing && isFresh(key, staleTime: callStaleTime)
     if let value = entry.value { write(state, .loaded(value)) }
     if fresh { return true }
     if entry.value == nil, !silently { write(state, .loading) }
@@ -171,8 +181,10 @@ struct CacheModel {
     entries[key].lastError = nil
     entries[key].writtenAt = now
     entries[key].invalidated = false
+    deliveredState = .loaded(value)
     for state in entries[key].bound {
       write(state, .loaded(value))
+      delivered.append(state)
       states[state].waiting = false
     }
     if entries[key].isIdle { entries[key].idleSince = now }  // written while idle
@@ -211,11 +223,19 @@ struct CacheModel {
         entries[key].lastError = nil
         entries[key].writtenAt = now
         entries[key].invalidated = false
-        for bound in entries[key].bound { write(bound, .loaded(value)) }
+        deliveredState = .loaded(value)
+        for bound in entries[key].bound {
+          write(bound, .loaded(value))
+          delivered.append(bound)
+        }
       case .failure(let error):
         entries[key].lastError = error.code
         if entries[key].value == nil {
-          for bound in entries[key].bound { write(bound, .error(error)) }
+          deliveredState = .error(error)
+          for bound in entries[key].bound {
+            write(bound, .error(error))
+            delivered.append(bound)
+          }
         }
       }
       for bound in entries[key].bound { states[bound].waiting = false }
