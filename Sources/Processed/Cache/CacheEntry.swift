@@ -83,6 +83,13 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     }
   }
 
+  /// A bound state binds again: it is now the last bound (the order the entry writes its states in).
+  func moveToEnd(_ binding: CacheBinding<Value>) {
+    guard bindings.last !== binding, let index = bindings.firstIndex(where: { $0 === binding }) else { return }
+    bindings.remove(at: index)
+    bindings.append(binding)
+  }
+
   override var isBound: Bool { !bindings.isEmpty }
 
   override func dropReleasedBindings() {

@@ -139,8 +139,9 @@ enum CachedLoad {
     if let earlier = CacheBindings.table[binding.id], earlier !== binding || binding.entry !== entry {
       earlier.unbind()
     }
-    // A state bound to this entry already keeps its binding and its place; only the call is recorded.
+    // A state bound to this entry already keeps its binding object; binding again puts it last (bind order).
     if binding.entry === entry {
+      entry.moveToEnd(binding)
       entry.record(call)
     } else {
       entry.bind(binding, call)

@@ -16,16 +16,6 @@ final class CacheModelRun {
   /// check to sleep for, so after `advance(by:)` the run waits for it to sleep again instead of guessing whether it ran.
   static let keeperKey = CacheKey<Int>("keeper")
   static let stringKey = CacheKey<String>("k", 0, "label")
-  /// Excludes a fresh hit on a key whose fetch is in flight (such a load is made with `staleTime: .zero` instead, a
-  /// stale hit that joins the fetch). The implementation leaves the state it binds that way out of the states that
-  /// wait for the fetch, so a later `cancel()` (or load of another key, reset, manual write) of the last state that
-  /// does wait cancels the fetch although a state is still bound — against "Every bound state waits for the entry's
-  /// fetch, whether it shows a value or not" (SPEC Phase 3, precise rules): that state and the entry never get the
-  /// fetch's answer. Reproduction: A and B show key k's fresh value 1; A refreshes k (fetch F); A loads k with a large
-  /// `staleTime` (fresh hit, no task); B cancels; F returns 2: A shows `.loaded(1)` and the cache holds 1 (expected 2
-  /// in both). Set to `false` once `CachedLoad.bindNow` makes a fresh hit on a fetching entry wait (or the SPEC says
-  /// otherwise and the model's `unbind` follows it).
-  static let excludesFreshHitsDuringAFetch = true
 
   let seed: UInt64
   let operationCount: Int
@@ -137,12 +127,7 @@ final class CacheModelRun {
     let key = random.below(Self.intKeys)
     let call = calls
     calls += 1
-    var staleTime = random.pick([nil, Duration.zero, .seconds(1_000)])
-    if Self.excludesFreshHitsDuringAFetch, !refreshing, model.entries[key].inFlight != nil,
-      model.isFresh(key, staleTime: staleTime)
-    {
-      staleTime = .zero
-    }
+    let staleTime = random.pick([nil, Duration.zero, .seconds(1_000)])
     let silently = !refreshing && random.percent(20)
     let options = staleTime.map { LoadOptions(staleTime: $0) }
     let block = script.block(key: key, origin: call)
