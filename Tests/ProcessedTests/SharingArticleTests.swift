@@ -26,7 +26,7 @@ private final class HeaderModel {
   }
 
   func appear(id: Int) async {
-    await $profile.load(.profile(id), in: cache) { try await self.fetch(id) }
+    await $profile.load(.profile(id), in: cache) { [fetch] in try await fetch(id) }
   }
 }
 
@@ -42,11 +42,11 @@ private final class SettingsModel: LoadableSupport {
   }
 
   func appear(id: Int) async {
-    await load(\.profile, key: .profile(id), in: cache) { try await fetch(id) }
+    await load(\.profile, key: .profile(id), in: cache) { [fetch] in try await fetch(id) }
   }
 
   func pullToRefresh(id: Int) async {
-    await refresh(\.profile, key: .profile(id), in: cache) { try await fetch(id) }
+    await refresh(\.profile, key: .profile(id), in: cache) { [fetch] in try await fetch(id) }
   }
 }
 

@@ -20,8 +20,11 @@ extension LoadableController {
   /// A fetch of the key in flight — started by any state — is joined: `block` does not run.
   ///
   /// ```swift
-  /// $profile.load(.profile(id), in: cache) { try await api.profile(id) }
+  /// $profile.load(.profile(id), in: cache) { [api] in try await api.profile(id) }
   /// ```
+  ///
+  /// > Warning: While the state is bound, the entry keeps the block of its last fetch (to fetch again when it is
+  /// > invalidated): capture what the fetch needs, not the model, or the model stays alive through the cache.
   ///
   /// - Parameters:
   ///   - key: The entry's key; its value type is the state's.
