@@ -127,9 +127,13 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     recipe.options = options
     recipe.hasFetched = true
     var fetchOptions = options
-    // Debounce and overlap act on the calling state, before the call reaches the cache.
+    // Debounce and overlap act on the calling state, before the call reaches the cache; calm presentation on the
+    // states that wait for the fetch, whose screens it is about.
     fetchOptions.debounce = nil
     fetchOptions.overlap = .cancelRunning
+    fetchOptions.loadingDelay = nil
+    fetchOptions.minimumLoadingTime = nil
+    fetchOptions.cancellation = .keepState
     start(.load(returning: block), silently: true, options: fetchOptions, priority: priority)
     for binding in bindings where !binding.isWaiting {
       _ = binding.startLoad(binding.waitingPlan(), silently: true, priority: priority)

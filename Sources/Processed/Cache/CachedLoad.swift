@@ -56,7 +56,8 @@ enum CachedLoad {
       return binding.startLoad(debouncedPlan(call), silently: true, options: debounceOptions(call), priority: priority)
     }
     guard let (entry, silently) = bindNow(call) else { return KeyPathTargetEnded.task }
-    let task = binding.startLoad(binding.waitingPlan(), silently: silently, priority: priority)
+    let task = binding.startLoad(
+      binding.waitingPlan(), silently: silently, options: presentation(call), priority: priority)
     binding.noteWaitingLoad()
     fetchIfNeeded(entry, call, priority: priority)
     return task
@@ -78,7 +79,7 @@ enum CachedLoad {
       return
     }
     guard let (entry, silently) = bindNow(call) else { return }
-    let load = binding.startAwaitedLoad(binding.waitingPlan(), silently: silently)
+    let load = binding.startAwaitedLoad(binding.waitingPlan(), silently: silently, options: presentation(call))
     binding.noteWaitingLoad()
     fetchIfNeeded(entry, call, priority: nil)
     await load.wait()
@@ -93,6 +94,15 @@ enum CachedLoad {
     let ended = FirstSignal<Bool>()
     host.tracker.joiners.append(ended)
     return Task(priority: priority) { await LoadJoin.wait(until: ended) }
+  }
+
+  /// The state's own options for the load that waits for the entry: the call's calm presentation (its loading delay,
+  /// minimum loading time and cancellation behaviour) on the call's clock; the rest is the fetch's.
+  private static func presentation<Value>(_ call: Call<Value>) -> LoadOptions {
+    let options = call.options
+    return LoadOptions(
+      loadingDelay: options.loadingDelay, minimumLoadingTime: options.minimumLoadingTime,
+      cancellation: options.cancellation, clock: options.clock)
   }
 
   /// The state's own options for a debounced call: the debounce on the options' clock; the rest is the fetch's.

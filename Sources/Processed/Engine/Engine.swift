@@ -57,6 +57,7 @@ extension StateHost {
     _ plan: LoadPlan<State>, writingStartState: Bool, priority: TaskPriority?, currentState: State?
   ) -> Task<Void, Never> {
     if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }
+    let superseded = tracker.screen
     tracker.clear()?.cancel()
     var plan = plan
     // A limited load queues when it is called (a debounced one once its debounce is over).
@@ -77,7 +78,11 @@ extension StateHost {
     tracker.reservation = reservation
     clearLoadActivity()
     if let phase = plan.initialPhase { enter(phase) }
-    if writingStartState, !(currentState ?? self.currentState).isAlready(plan.startState) {
+    if let options = plan.options, options.presentsCalmly {
+      presentStart(
+        plan, options, id: id, writing: writingStartState, inherited: superseded,
+        current: currentState ?? self.currentState)
+    } else if writingStartState, !(currentState ?? self.currentState).isAlready(plan.startState) {
       store(plan.startState)
     }
     publishActivity()
@@ -146,13 +151,14 @@ extension StateHost {
     return AwaitedLoad(task: task, forwardsCancellation: callerWasCancelled || !Task.isCancelled)
   }
 
-  /// Cancels the current load, if any; the state stays as it is.
+  /// Cancels the current load, if any. The state stays as it is, unless the load's options restore the state its
+  /// start state replaced and `restoring` (a cancellation, not the first step of a reset or a manual write).
   @inlinable @inline(__always)
-  func cancelLoad() {
+  func cancelLoad(restoring: Bool = true) {
     if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }
     guard tracker.isRunning else { return }
     let task = tracker.task
-    endLoad()
+    if restoring { endCancelled() } else { endLoad() }
     task?.cancel()
   }
 
@@ -176,7 +182,7 @@ extension StateHost {
   @inlinable
   func resetState() {
     keepError(nil)
-    cancelLoad()
+    cancelLoad(restoring: false)
     if !currentState.isResetState {
       store(State.resetState)
     }
@@ -187,7 +193,7 @@ extension StateHost {
   /// host's accesses are checked at compile time.
   @inlinable @inline(__always)
   func overwrite(_ state: State) {
-    cancelLoad()
+    cancelLoad(restoring: false)
     store(state)
   }
 
@@ -205,8 +211,8 @@ extension StateHost {
   func finish(_ id: UInt64, with outcome: LoadOutcome<State>, keepingContent: Bool = false) {
     guard tracker.isCurrent(id) else { return }
     guard !Task.isCancelled else {
-      // Cancelled through its task (or its caller's): it ends without writing.
-      endLoad()
+      // Cancelled through its task (or its caller's): it ends without writing its outcome.
+      endCancelled()
       return
     }
     complete(with: outcome, keepingContent: keepingContent)

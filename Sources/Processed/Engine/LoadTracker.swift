@@ -12,6 +12,8 @@ struct LoadTracker: Sendable {
   /// The current load's place in its limiter's queue, until its task claims it: withdrawn when the load stops first,
   /// so that a load superseded, cancelled or reset before its task ran leaves the queue at once.
   @usableFromInline var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
+  /// The current load's start state on screen, for a load with calm-presentation options; `nil` for every other load.
+  @usableFromInline var screen: StartOnScreen?
 
   /// Main-actor only, read and bumped in one short access: no dynamic exclusivity check.
   @usableFromInline @MainActor @exclusivity(unchecked) static var lastID: UInt64 = 0
@@ -38,7 +40,8 @@ struct LoadTracker: Sendable {
     self.task = task
   }
 
-  /// Forgets the current load and returns its task (which the caller may cancel). Calls that joined it end now.
+  /// Forgets the current load and returns its task (which the caller may cancel). Calls that joined it end now; its
+  /// pending start state is never written.
   @inlinable
   mutating func clear() -> Task<Void, Never>? {
     defer {
@@ -53,6 +56,10 @@ struct LoadTracker: Sendable {
     if let reservation {
       self.reservation = nil
       reservation.limiter.withdraw(reservation.ticket)
+    }
+    if let screen {
+      self.screen = nil
+      screen.end()
     }
     return task
   }

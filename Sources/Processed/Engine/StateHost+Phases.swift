@@ -20,12 +20,14 @@ extension StateHost {
       ? nil : Task { [start = plan.clock.now] in await runInterrupts(plan, id: id, host: host, from: start) }
     let outcome = await withTaskCancellationHandler {
       var generator = SystemRandomNumberGenerator()
+      var lastThrown: (any Error)?
       while true {
         switch next {
         case .attempt(let attempt):
           enter(phases.activity, id: id, host: host)
           var thrown: (any Error)?
           let outcome = await runAttempt(plan, id: id, host: host, holding: options?.limiter, thrown: &thrown)
+          lastThrown = thrown
           next = phases.attemptEnded(outcome, thrown: thrown, using: &generator)
           if case .retry = next {
             enter(phases.activity, keeping: thrown, id: id, host: host)
@@ -34,6 +36,16 @@ extension StateHost {
             keep(thrown, id: id, host: host)
           }
         case .end(let outcome):
+          guard plan.options?.presentsCalmly == true else { return outcome }
+          switch outcome {
+          case .write:
+            await holdResult(of: plan, id: id, host: host)
+          case .done where lastThrown is CancellationError:
+            // A block that threw `CancellationError` cancelled its load: `.cancel` writes back what it replaced.
+            return .cancel
+          default:
+            break
+          }
           return outcome
         default:
           guard let following = await advance(next, &phases, plan, id: id, host: host) else { return .done }
@@ -60,7 +72,11 @@ extension StateHost {
       return phases.debounceEnded()
     case .writeStartState:
       guard let current = host.object, current.mayWrite(id) else { break }
-      if !plan.silently, !current.currentState.isAlready(plan.startState) {
+      if plan.silently {
+      } else if let options = plan.options, options.presentsCalmly {
+        current.presentStart(
+          plan, options, id: id, writing: true, inherited: current.tracker.screen, current: current.currentState)
+      } else if !current.currentState.isAlready(plan.startState) {
         current.store(plan.startState)
       }
       return phases.startStateWritten()

@@ -38,7 +38,18 @@ public struct LoadOptions: Sendable {
   /// For a load of a ``CacheKey`` in a ``LoadCache``: how long a value written to the cache stays fresh (a load of a
   /// fresh value writes it and runs no block). `nil` (the default): the cache's own `staleTime`.
   public var staleTime: Duration?
-  /// The clock every wait of the load sleeps on: interrupts, the timeout, retry delays, debounce. Default:
+  /// How long a load may run before its start state (`.loading`, `.running(kind)`) is written: a load that ends
+  /// sooner writes only its result, so a fast load never flashes a spinner. `nil` (the default), zero or negative:
+  /// the start state is written at once. See <doc:CalmPresentation>.
+  public var loadingDelay: Duration?
+  /// Once a load's start state is on screen, how long before its result may replace it: a spinner never blinks.
+  /// A newer load, `cancel()`, `reset()` and a manual write still act at once. `nil` (the default), zero or
+  /// negative: no minimum. See <doc:CalmPresentation>.
+  public var minimumLoadingTime: Duration?
+  /// What a cancelled load leaves on screen. Default: ``CancellationBehavior/keepState``.
+  public var cancellation: CancellationBehavior
+  /// The clock every wait of the load sleeps on: interrupts, the timeout, retry delays, debounce, the loading delay
+  /// and the minimum loading time. Default:
   /// `ContinuousClock()`.
   public var clock: any Clock<Duration>
 
@@ -55,11 +66,15 @@ public struct LoadOptions: Sendable {
   ///   - overlap: What a call does while a load is in progress.
   ///   - limiter: A limiter shared with other states.
   ///   - staleTime: How long a cached value stays fresh; `nil`: the cache's.
+  ///   - loadingDelay: How long a load may run before its start state is written.
+  ///   - minimumLoadingTime: How long a start state on screen stays before the result replaces it.
+  ///   - cancellation: What a cancelled load leaves on screen.
   ///   - clock: The clock every wait sleeps on.
   public init(
     retry: RetryPolicy = .never, timeout: Duration? = nil, debounce: Debounce? = nil,
     overlap: OverlapPolicy = .cancelRunning, limiter: LoadLimiter? = nil, staleTime: Duration? = nil,
-    clock: any Clock<Duration> = ContinuousClock()
+    loadingDelay: Duration? = nil, minimumLoadingTime: Duration? = nil,
+    cancellation: CancellationBehavior = .keepState, clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.retry = retry
     self.timeout = timeout
@@ -67,11 +82,14 @@ public struct LoadOptions: Sendable {
     self.overlap = overlap
     self.limiter = limiter
     self.staleTime = staleTime
+    self.loadingDelay = loadingDelay
+    self.minimumLoadingTime = minimumLoadingTime
+    self.cancellation = cancellation
     self.clock = clock
   }
 
-  /// The options of a load that was given none: no retry, no timeout, no debounce, `.cancelRunning`, no limiter,
-  /// `ContinuousClock()`.
+  /// The options of a load that was given none: no retry, no timeout, no debounce, `.cancelRunning`, no limiter, no
+  /// loading delay or minimum, `.keepState`, `ContinuousClock()`.
   ///
   /// ```swift
   /// var options = LoadOptions.default

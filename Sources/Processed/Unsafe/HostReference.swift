@@ -30,11 +30,13 @@ final class HostReference<Host: AnyObject & Sendable>: @unchecked Sendable {
   func storeIfCurrent(_ state: Host.State, id: UInt64) where Host: StateHost {
     if isWeak {
       guard let host = weakObject, host.tracker.isCurrent(id) else { return }
+      if host.tracker.screen != nil { host.dropStartOnScreen() }
       host.store(state)
     } else {
       guard let host = mainActorObject else { return }
       host.withGuaranteedInstance { host in
         guard host.tracker.isCurrent(id) else { return }
+        if host.tracker.screen != nil { host.dropStartOnScreen() }
         host.storeUnretained(state)
       }
     }
