@@ -26,6 +26,13 @@ enum DeadlineSleep {
     try await sleep(until: min(delay, longest), since: (origin as? C.Instant) ?? clock.now, on: clock)
   }
 
+  /// Whether `instant` is an instant of `clock`'s type (a deadline measured from it can be slept until).
+  @usableFromInline
+  static func isInstant(_ instant: any InstantProtocol<Duration>, of clock: any Clock<Duration>) -> Bool {
+    func check<C: Clock<Duration>>(_ clock: C) -> Bool { instant is C.Instant }
+    return check(clock)
+  }
+
   /// Sleeps until `offset` after `origin`, in steps of a day from `reached` (an offset already slept until).
   ///
   /// Runs on the caller's actor (`isolation`): a nonisolated function would hop off the main actor and back, and the

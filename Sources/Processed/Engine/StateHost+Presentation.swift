@@ -94,7 +94,9 @@ extension StateHost {
   /// until the start state has been visible that long (on the options' clock). Holds no host while it waits.
   @usableFromInline
   static func holdResult(of plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
-    guard let options = plan.options, let minimum = options.minimumLoadingTime, let shownAt = shownAt(id, host)
+    // A start state written by a load timed on another clock type cannot be measured on this one: no hold.
+    guard let options = plan.options, let minimum = options.minimumLoadingTime, let shownAt = shownAt(id, host),
+      DeadlineSleep.isInstant(shownAt, of: options.clock)
     else { return }
     try? await DeadlineSleep.sleep(for: minimum, after: shownAt, on: options.clock)
   }
