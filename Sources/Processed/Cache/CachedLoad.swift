@@ -88,7 +88,7 @@ enum CachedLoad {
   /// With `.joinRunning`, a call made while the state's own load is in progress joins it and does nothing to the
   /// cache (see `StateHost.startShaped`).
   private static func joinRunning<Value>(_ call: Call<Value>, priority: TaskPriority?) -> Task<Void, Never>? {
-    guard call.joinsRunning, let host = call.binding.host(), host.tracker.isRunning,
+    guard call.joinsRunning, let host = call.binding.host(), host.tracker.isRunning, !host.tracker.isLoadingMore,
       host.tracker.task?.isCancelled != true
     else { return nil }
     let ended = FirstSignal<Bool>()

@@ -76,6 +76,7 @@ extension StateHost {
     }
     tracker.begin(id, task: task)
     tracker.reservation = reservation
+    if plan.appendsPage { tracker.isLoadingMore = true }
     clearLoadActivity()
     if let phase = plan.initialPhase { enter(phase) }
     if let options = plan.options, options.presentsCalmly {
@@ -100,7 +101,8 @@ extension StateHost {
     let options = resolved.options
     // A load whose task was cancelled (through the `Task` its call returned, or its `async` caller) can no longer
     // write: there is nothing to join, and the call starts a load that supersedes it.
-    if options.overlap == .joinRunning, tracker.isRunning, tracker.task?.isCancelled != true {
+    // A `loadMore` in progress is not joined: the call supersedes it.
+    if options.overlap == .joinRunning, tracker.isRunning, !tracker.isLoadingMore, tracker.task?.isCancelled != true {
       let ended = FirstSignal<Bool>()
       tracker.joiners.append(ended)
       return Task(priority: priority) { await LoadJoin.wait(until: ended) }

@@ -24,6 +24,8 @@ struct LoadPlan<State: ManagedState> {
   /// A refresh of a loaded state: an ordinary failure is not written; the error is kept in the activity instead, and
   /// the loaded value stays on screen.
   @usableFromInline var keepsContent = false
+  /// A `loadMore`: a later `loadMore` joins it, and `.joinRunning` does not (see ``PageLoad``).
+  @usableFromInline var appendsPage = false
 
   /// Delays after which `onInterrupt` is called; they accumulate.
   @inlinable var interrupts: [Duration] {

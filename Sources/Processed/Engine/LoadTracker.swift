@@ -14,6 +14,8 @@ struct LoadTracker: Sendable {
   @usableFromInline var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
   /// The current load's start state on screen, for a load with calm-presentation options; `nil` for every other load.
   @usableFromInline var screen: StartOnScreen?
+  /// Whether the current load is a `loadMore`, which a later `loadMore` joins.
+  @usableFromInline var isLoadingMore = false
 
   /// Main-actor only, read and bumped in one short access: no dynamic exclusivity check.
   @usableFromInline @MainActor @exclusivity(unchecked) static var lastID: UInt64 = 0
@@ -47,6 +49,7 @@ struct LoadTracker: Sendable {
     defer {
       currentID = 0
       task = nil
+      isLoadingMore = false
     }
     if !joiners.isEmpty {
       let ended = joiners

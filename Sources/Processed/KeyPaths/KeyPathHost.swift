@@ -211,6 +211,41 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
       plan, silently: silently, options: options, currentState: current, refreshing: refreshing)
   }
 
+  /// A `loadMore` of `keyPath` of `model`, Task form (see ``PageLoad``): on the wrapper's storage when the property is
+  /// a wrapper; a host is made only when the call starts a load. `nil`: the call does nothing.
+  @inlinable
+  static func startLoadMore(
+    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ access: KeyPathAccess<Model, State>,
+    _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
+  ) -> Task<Void, Never>? {
+    let (current, storage) = WrapperLookup.read(model, keyPath)
+    let plan = makePlan(current)
+    if let storage {
+      return storage.startLoadMore(plan, options: options, priority: priority, currentState: current)
+    }
+    guard let host = running(model, keyPath) ?? (plan == nil ? nil : forLoad(model, keyPath, access)) else {
+      return nil
+    }
+    return host.startLoadMore(plan, options: options, priority: priority, currentState: current)
+  }
+
+  /// A `loadMore` of `keyPath` of `model`, `async` form. `nil`: the call does nothing.
+  @inlinable
+  static func startAwaitedLoadMore(
+    _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ access: KeyPathAccess<Model, State>,
+    _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?
+  ) -> AwaitedLoad? {
+    let (current, storage) = WrapperLookup.read(model, keyPath)
+    let plan = makePlan(current)
+    if let storage {
+      return storage.startAwaitedLoadMore(plan, options: options, currentState: current)
+    }
+    guard let host = running(model, keyPath) ?? (plan == nil ? nil : forLoad(model, keyPath, access)) else {
+      return nil
+    }
+    return host.startAwaitedLoadMore(plan, options: options, currentState: current)
+  }
+
   /// Cancels the running load of `keyPath` of `model`, if any.
   @inlinable
   static func cancel(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) {

@@ -19,6 +19,14 @@ class KeyPathTarget<State: ManagedState & Sendable> {
     AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false)
   }
 
+  @usableFromInline
+  func startLoadMore(
+    _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
+  ) -> Task<Void, Never>? { nil }
+
+  @usableFromInline
+  func startAwaitedLoadMore(_ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?) -> AwaitedLoad? { nil }
+
   @usableFromInline func cancel() {}
   @usableFromInline func reset() {}
 
@@ -45,9 +53,11 @@ class KeyPathTarget<State: ManagedState & Sendable> {
   func makeCacheBinding<Value>(_ type: Value.Type) -> CacheBinding<Value>? { nil }
 }
 
-/// A task that has ended, returned by the operations of a controller whose model is gone.
+/// A task that has ended, returned by the operations of a controller whose model is gone, and by calls that start
+/// nothing (a `loadMore` with no next page).
+@usableFromInline
 enum KeyPathTargetEnded {
-  static let task = Task<Void, Never> {}
+  @usableFromInline static let task = Task<Void, Never> {}
 }
 
 /// The key path `keyPath` of `model`. Every operation whose model is gone falls back to the base class's.
@@ -97,6 +107,21 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     }
     return KeyPathHost.startAwaited(
       model, keyPath, KeyPathAccess(keyPath), plan, silently: silently, options: options, refreshing: refreshing)
+  }
+
+  @usableFromInline
+  override func startLoadMore(
+    _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
+  ) -> Task<Void, Never>? {
+    guard let model else { return nil }
+    return KeyPathHost.startLoadMore(
+      model, keyPath, KeyPathAccess(keyPath), makePlan, options: options, priority: priority)
+  }
+
+  @usableFromInline
+  override func startAwaitedLoadMore(_ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?) -> AwaitedLoad? {
+    guard let model else { return nil }
+    return KeyPathHost.startAwaitedLoadMore(model, keyPath, KeyPathAccess(keyPath), makePlan, options: options)
   }
 
   override func makeCacheBinding<Value>(_ type: Value.Type) -> CacheBinding<Value>? {

@@ -38,6 +38,31 @@ enum StateTarget<State: ManagedState & Sendable> {
     }
   }
 
+  /// A `loadMore` call, Task form: `makePlan` makes its plan from the current state (see ``PageLoad``). `nil`: the
+  /// call does nothing.
+  @inlinable @MainActor
+  func startLoadMore(
+    _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
+  ) -> Task<Void, Never>? {
+    switch self {
+    case .storage(let storage):
+      storage.startLoadMore(makePlan(storage.currentState), options: options, priority: priority)
+    case .keyPath(let target):
+      target.startLoadMore(makePlan, options: options, priority: priority)
+    }
+  }
+
+  /// A `loadMore` call, `async` form. `nil`: the call does nothing.
+  @inlinable @MainActor
+  func startAwaitedLoadMore(_ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?) -> AwaitedLoad? {
+    switch self {
+    case .storage(let storage):
+      storage.startAwaitedLoadMore(makePlan(storage.currentState), options: options)
+    case .keyPath(let target):
+      target.startAwaitedLoadMore(makePlan, options: options)
+    }
+  }
+
   @inlinable @MainActor
   func cancelLoad() {
     switch self {

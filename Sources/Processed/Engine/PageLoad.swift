@@ -1,0 +1,103 @@
+/// What `loadMore` adds to the one engine: its plan, its options and whether a call starts, joins or does nothing.
+///
+/// A `loadMore` is a load of the state whose block fetches the next page and returns the list with the page appended.
+/// It starts silently and keeps the list on a failure (as a refresh of a loaded value does), so latest-wins,
+/// cancellation, retry, timeout, the limiter and the activity hold for it unchanged. See
+/// Documentation/LoadPhases.md, "Paged lists".
+@usableFromInline @MainActor
+enum PageLoad {
+  /// How a `loadMore` call goes on, decided from its state's current load.
+  @usableFromInline
+  enum Step {
+    /// Nothing to do: another load of the state is in progress, or there is no next page.
+    case nothing
+    /// A `loadMore` is in progress: the call waits for it.
+    case join(FirstSignal<Bool>)
+    /// Start the plan.
+    case start
+  }
+
+  /// The plan of a `loadMore` of a state that is `current`: `nil` unless it is `.loaded` with a next cursor.
+  ///
+  /// The items are appended to those of `current`: every other write to the state supersedes the `loadMore`, so the
+  /// list it appends to is still the one on screen when it ends.
+  @inlinable
+  static func plan<Item, Cursor>(
+    after current: LoadableState<Pages<Item, Cursor>>,
+    _ block: @escaping @MainActor (Cursor) async throws -> Pages<Item, Cursor>
+  ) -> LoadPlan<LoadableState<Pages<Item, Cursor>>>? {
+    guard case .loaded(let pages) = current, let cursor = pages.nextCursor else { return nil }
+    var plan = LoadPlan<LoadableState<Pages<Item, Cursor>>>.load(returning: { [items = pages.items] in
+      let page = try await block(cursor)
+      return Pages(items: items + page.items, nextCursor: page.nextCursor)
+    })
+    plan.appendsPage = true
+    return plan
+  }
+
+  /// The options of a `loadMore`: the call's, else the declaration's, without what does not apply to it (debounce,
+  /// overlap and calm presentation).
+  @usableFromInline
+  static func options(_ given: LoadOptions?, declared: LoadOptions.Resolved?) -> LoadOptions? {
+    guard var options = given ?? declared?.options else { return nil }
+    options.debounce = nil
+    options.overlap = .cancelRunning
+    options.loadingDelay = nil
+    options.minimumLoadingTime = nil
+    options.cancellation = .keepState
+    return options
+  }
+}
+
+extension StateHost {
+  /// How a `loadMore` call on this host goes on: it joins a `loadMore` in progress (unless that one's task was
+  /// cancelled: it can no longer write, and the call supersedes it), does nothing while any other load is in
+  /// progress or when it has no plan, and starts otherwise.
+  @usableFromInline
+  func loadMoreStep(hasPlan: Bool) -> PageLoad.Step {
+    if tracker.isRunning, !(tracker.isLoadingMore && tracker.task?.isCancelled == true) {
+      guard tracker.isLoadingMore else { return .nothing }
+      let ended = FirstSignal<Bool>()
+      tracker.joiners.append(ended)
+      return .join(ended)
+    }
+    return hasPlan ? .start : .nothing
+  }
+
+  /// A `loadMore` call, Task form: `plan` is ``PageLoad/plan(after:_:)`` of the current state. Returns `nil` when the
+  /// call does nothing.
+  @usableFromInline
+  func startLoadMore(
+    _ plan: LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?, currentState: State? = nil
+  ) -> Task<Void, Never>? {
+    switch loadMoreStep(hasPlan: plan != nil) {
+    case .nothing:
+      return nil
+    case .join(let ended):
+      return Task(priority: priority) { await LoadJoin.wait(until: ended) }
+    case .start:
+      guard let plan else { return nil }
+      return start(
+        plan, silently: true, options: PageLoad.options(options, declared: declaredOptions), priority: priority,
+        currentState: currentState, refreshing: true)
+    }
+  }
+
+  /// A `loadMore` call, `async` form. Returns `nil` when the call does nothing.
+  @usableFromInline
+  func startAwaitedLoadMore(_ plan: LoadPlan<State>?, options: LoadOptions?, currentState: State? = nil)
+    -> AwaitedLoad?
+  {
+    switch loadMoreStep(hasPlan: plan != nil) {
+    case .nothing:
+      return nil
+    case .join(let ended):
+      return AwaitedLoad(task: Task { await LoadJoin.wait(until: ended) }, forwardsCancellation: true)
+    case .start:
+      guard let plan else { return nil }
+      return startAwaited(
+        plan, silently: true, options: PageLoad.options(options, declared: declaredOptions),
+        currentState: currentState, refreshing: true)
+    }
+  }
+}
