@@ -302,3 +302,71 @@ final class PagedFeedModel: ObservableModel, LoadableSupport {
     #expect(model.keyPathFeed == .loaded(Self.page(0)))
   }
 }
+
+/// `loadMore` on states bound to a `LoadCache` key: the entry holds the pages.
+@MainActor
+@Suite struct CachedLoadMoreTests {
+  struct Failure: Error, Equatable {}
+  typealias Feed = Pages<Int, Int>
+  let key = CacheKey<Feed>("feed")
+
+  @Test func aPageGoesToTheEntryAndEveryBoundStateAndIsFetchedOnce() async {
+    let cache = LoadCache(staleTime: .seconds(60))
+    let first = PagedFeedModel()
+    let second = PagedFeedModel()
+    await first.$feed.load(key, in: cache) { LoadMoreTests.page(0) }
+    await second.load(\.keyPathFeed, key: key, in: cache) { LoadMoreTests.page(0) }  // a fresh hit
+    let history = StateRecorder(second, \.keyPathFeed)
+    let gate = Gate()
+    var fetched: [Int] = []
+    let block: @MainActor (Int) async throws -> Feed = { cursor in
+      fetched.append(cursor)
+      await gate.wait()
+      return LoadMoreTests.page(cursor)
+    }
+    let more: Task<Void, Never> = first.$feed.loadMore(block: block)
+    let joined: Task<Void, Never> = second.loadMore(\.keyPathFeed, block: block)  // the other screen joins
+    await gate.untilWaiting(1)
+    #expect(second.loadables.keyPathFeed.activity.isActive)
+    gate.open()
+    await more.value
+    await joined.value
+    let appended = Feed(items: Array(0..<6), nextCursor: 6)
+    #expect(fetched == [3])
+    #expect(first.feed == .loaded(appended))
+    #expect(second.keyPathFeed == .loaded(appended))
+    #expect(cache.value(for: key) == appended)
+    #expect(history.values == [.loaded(appended)])
+  }
+
+  @Test func refreshingTheKeyFetchesTheFirstPageAgainAndDropsTheRest() async {
+    let cache = LoadCache(staleTime: .seconds(60))
+    let model = PagedFeedModel()
+    await model.$feed.load(key, in: cache) { LoadMoreTests.page(0) }
+    await model.$feed.loadMore { cursor in LoadMoreTests.page(cursor) }
+    #expect(model.feed.data?.items.count == 6)
+    await model.$feed.refresh(key, in: cache) { LoadMoreTests.page(0) }
+    #expect(model.feed == .loaded(LoadMoreTests.page(0)))
+    #expect(cache.value(for: key) == LoadMoreTests.page(0))
+    await model.$feed.loadMore { cursor in LoadMoreTests.page(cursor) }
+    cache.invalidate(key)  // refetches with the first page's block, not the page's
+    await model.$feed.load(key, in: cache) { LoadMoreTests.page(0) }
+    #expect(model.feed == .loaded(LoadMoreTests.page(0)))
+  }
+
+  @Test func aFailedPageKeepsTheListOnEveryBoundState() async {
+    let cache = LoadCache(staleTime: .seconds(60))
+    let first = PagedFeedModel()
+    let second = PagedFeedModel()
+    await first.$feed.load(key, in: cache) { LoadMoreTests.page(0) }
+    await second.$feed.load(key, in: cache) { LoadMoreTests.page(0) }
+    await first.$feed.loadMore { _ in throw Failure() }
+    #expect(first.feed == .loaded(LoadMoreTests.page(0)))
+    #expect(second.feed == .loaded(LoadMoreTests.page(0)))
+    #expect(first.$feed.activity.lastError is Failure)
+    #expect(cache.value(for: key) == LoadMoreTests.page(0))
+    await first.$feed.loadMore { cursor in LoadMoreTests.page(cursor) }  // the same cursor again
+    #expect(second.feed.data?.items == Array(0..<6))
+    #expect(first.$feed.activity.lastError == nil)
+  }
+}

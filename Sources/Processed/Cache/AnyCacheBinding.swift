@@ -9,4 +9,11 @@ class AnyCacheBinding {
 
   /// Leaves the entry (the state keeps showing what it shows).
   func unbind() { fatalError("abstract") }
+
+  /// A `loadMore` of the bound state, whose plan (``PageLoad/plan(after:_:)``, `nil`: no next page) is type-erased:
+  /// the entry fetches the page for every state bound to it. Returns the state's task, `nil` when the call does
+  /// nothing.
+  func loadMore(_ plan: Any?, options: LoadOptions?, priority: TaskPriority?) -> Task<Void, Never>? {
+    fatalError("abstract")
+  }
 }

@@ -86,6 +86,22 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
     }
   }
 
+  override func loadMore(_ plan: Any?, options: LoadOptions?, priority: TaskPriority?) -> Task<Void, Never>? {
+    guard let host = host(), let entry else { return nil }
+    let plan = plan as? LoadPlan<State>
+    switch host.loadMoreStep(hasPlan: plan != nil) {
+    case .nothing:
+      return nil
+    case .join(let ended):
+      return Task(priority: priority) { await LoadJoin.wait(until: ended) }
+    case .start:
+      guard let plan else { return nil }
+      entry.fetchPage(
+        plan, options: PageLoad.options(options, declared: declaredOptions), priority: priority, requestedBy: self)
+      return host.tracker.task
+    }
+  }
+
   /// Ends the wait of the state's waiting load (its block returns; the load ends unless the entry wrote it).
   func releaseWait() {
     waitingLoad = 0

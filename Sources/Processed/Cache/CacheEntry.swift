@@ -141,6 +141,21 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     }
   }
 
+  /// Fetches the next page for a bound state's `loadMore` (`plan` appends it to the list the state shows), superseding
+  /// a fetch in flight. Every bound state waits for it as for a fetch, and a later `loadMore` of any of them joins it.
+  /// The last fetch's block stays the one `invalidate` runs: it loads the first page again.
+  func fetchPage(
+    _ plan: LoadPlan<State>, options: LoadOptions?, priority: TaskPriority?, requestedBy requester: CacheBinding<Value>
+  ) {
+    start(plan, silently: true, options: options, priority: priority)
+    for binding in bindings where binding === requester || !binding.isWaiting {
+      var waiting = binding.waitingPlan()
+      waiting.appendsPage = true
+      _ = binding.startLoad(waiting, silently: true, priority: priority)
+      binding.noteWaitingLoad()
+    }
+  }
+
   /// Fetches again with the block and options of the last fetch or binding call, when a state is bound.
   override func invalidate() {
     invalidated = true

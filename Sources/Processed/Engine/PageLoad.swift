@@ -1,3 +1,5 @@
+internal import CProcessedAtomics
+
 /// What `loadMore` adds to the one engine: its plan, its options and whether a call starts, joins or does nothing.
 ///
 /// A `loadMore` is a load of the state whose block fetches the next page and returns the list with the page appended.
@@ -64,12 +66,21 @@ extension StateHost {
     return hasPlan ? .start : .nothing
   }
 
+  /// The state's binding to a cache entry, if it is bound: its `loadMore` goes through the entry.
+  var cacheBinding: AnyCacheBinding? {
+    guard processed_cache_bound_states() != 0, let id = cacheIdentity else { return nil }
+    return CacheBindings.table[id]
+  }
+
   /// A `loadMore` call, Task form: `plan` is ``PageLoad/plan(after:_:)`` of the current state. Returns `nil` when the
   /// call does nothing.
   @usableFromInline
   func startLoadMore(
     _ plan: LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?, currentState: State? = nil
   ) -> Task<Void, Never>? {
+    if let binding = cacheBinding {
+      return binding.loadMore(plan, options: options, priority: priority)
+    }
     switch loadMoreStep(hasPlan: plan != nil) {
     case .nothing:
       return nil
@@ -88,6 +99,11 @@ extension StateHost {
   func startAwaitedLoadMore(_ plan: LoadPlan<State>?, options: LoadOptions?, currentState: State? = nil)
     -> AwaitedLoad?
   {
+    if let binding = cacheBinding {
+      return binding.loadMore(plan, options: options, priority: nil).map {
+        AwaitedLoad(task: $0, forwardsCancellation: true)
+      }
+    }
     switch loadMoreStep(hasPlan: plan != nil) {
     case .nothing:
       return nil
