@@ -65,6 +65,7 @@ struct Stories {
     await limitedDownloads()
     await feedScreen()
     await sharedProfile()
+    await infiniteFeed()
   }
 
   // 1. `@Loadable`: a load goes .absent → .loading → .loaded; a failing one ends in .error.

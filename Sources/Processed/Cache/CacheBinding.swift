@@ -20,9 +20,6 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// The state's host: the running one, or one made for a write; `nil` once the owner is gone.
   func host() -> (any StateHost<State>)? { fatalError("abstract") }
 
-  /// Whether the state's owner is still there.
-  var isAlive: Bool { fatalError("abstract") }
-
   /// Writes `value` at once as the cache (a hit): ends the state's own load, clears its kept error, writes
   /// `.loaded(value)` through its write path. Written per host type, so the hot path calls no existential.
   func showAtOnce(_ value: Value) { fatalError("abstract") }

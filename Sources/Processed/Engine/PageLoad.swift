@@ -68,8 +68,15 @@ extension StateHost {
 
   /// The state's binding to a cache entry, if it is bound: its `loadMore` goes through the entry.
   var cacheBinding: AnyCacheBinding? {
-    guard processed_cache_bound_states() != 0, let id = cacheIdentity else { return nil }
-    return CacheBindings.table[id]
+    guard processed_cache_bound_states() != 0, let id = cacheIdentity, let binding = CacheBindings.table[id] else {
+      return nil
+    }
+    // The binding of a state that is gone, whose address this state now has: not this state's.
+    guard binding.isAlive else {
+      binding.unbind()
+      return nil
+    }
+    return binding
   }
 
   /// A `loadMore` call, Task form: `plan` is ``PageLoad/plan(after:_:)`` of the current state. Returns `nil` when the
