@@ -1,7 +1,7 @@
 /// A `@Loadable` wrapper's state bound to a cache entry (also when reached through a key path).
-@MainActor
+@usableFromInline @MainActor
 final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
-  weak var storage: StateStorage<State>?
+  @usableFromInline weak var storage: StateStorage<State>?
 
   init(_ storage: StateStorage<State>) {
     self.storage = storage
