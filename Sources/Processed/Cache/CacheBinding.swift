@@ -10,7 +10,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
 
   /// The entry the state is bound to; `nil` once unbound. Strong, so that reading it costs no weak reference: the
   /// entry holds its bindings too, and the cycle ends when the state leaves (`CacheEntry.remove` clears it).
-  @usableFromInline var entry: CacheEntry<Value>?
+  @usableFromInline @exclusivity(unchecked) var entry: CacheEntry<Value>?
   /// The state's load that waits for the entry's fetch (its id on the state's tracker), and what ends its block.
   var waitingLoad: UInt64 = 0
   var waitSignal: FirstSignal<Bool>?

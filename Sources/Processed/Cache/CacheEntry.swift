@@ -14,14 +14,16 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   weak var cache: LoadCache?
   /// The cache's clock: the time without reaching the cache, and which cache the entry belongs to (by identity).
   @usableFromInline let clock: CacheClock
-  @usableFromInline var value: Value?
+  // The fields a fresh hit reads are `@exclusivity(unchecked)`: main actor, short accesses (Unsafe/README.md,
+  // invariant 1).
+  @usableFromInline @exclusivity(unchecked) var value: Value?
   /// When the value was written, on the cache's clock (an offset from its origin).
-  @usableFromInline var writtenAt: Duration = .zero
-  @usableFromInline var invalidated = false
+  @usableFromInline @exclusivity(unchecked) var writtenAt: Duration = .zero
+  @usableFromInline @exclusivity(unchecked) var invalidated = false
   /// The bound states, in the order they were bound.
-  @usableFromInline var bindings: [CacheBinding<Value>] = []
+  @usableFromInline @exclusivity(unchecked) var bindings: [CacheBinding<Value>] = []
   /// The block and options of the last fetch, and its last error; `nil` until a state binds or a fetch fails.
-  @usableFromInline var recipe: FetchRecipe<Value>?
+  @usableFromInline @exclusivity(unchecked) var recipe: FetchRecipe<Value>?
   var lastError: (any Error)? { recipe?.lastError }
 
   /// The recipe, made on first need.

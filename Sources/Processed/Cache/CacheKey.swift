@@ -37,11 +37,13 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
   ///   - rest: The components after it.
   @inlinable
   public init(_ first: some Hashable & Sendable, _ rest: any Hashable & Sendable...) {
-    var components = [CacheKeyComponent]()
-    components.reserveCapacity(1 + rest.count)
-    components.append(CacheKeyComponent(first))
-    for component in rest {
-      components.append(CacheKeyComponent(component))
+    // Array literals for the common lengths: one allocation of the exact size, its type's metadata cached.
+    let components: [CacheKeyComponent]
+    switch rest.count {
+    case 0: components = [CacheKeyComponent(first)]
+    case 1: components = [CacheKeyComponent(first), CacheKeyComponent(rest[0])]
+    case 2: components = [CacheKeyComponent(first), CacheKeyComponent(rest[0]), CacheKeyComponent(rest[1])]
+    default: components = [CacheKeyComponent(first)] + rest.map { CacheKeyComponent($0) }
     }
     storage = CacheKeyComponents(items: components)
   }
