@@ -15,7 +15,8 @@ extension CachedLoad {
     // The table may still hold the binding of a released storage at the same address: the type and identity checks
     // rule it out. A bound entry is in its cache (leaving the cache unbinds its states), so it is the key's entry
     // when its cache (told by its clock) and its key are the call's; its `Value` type is the binding's.
-    guard let binding = CacheBindings.table[id] as? StorageCacheBinding<Value>, binding.storage === storage,
+    guard let binding = CacheBindings.table[id] as? StorageCacheBinding<Value>,
+      binding.reference === storage.sharedHostReference,
       let entry = binding.entry, entry.clock === cache.clock, let value = entry.value, !entry.invalidated,
       entry.key.storage == key.storage
     else { return false }
