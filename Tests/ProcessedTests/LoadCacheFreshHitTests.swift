@@ -26,7 +26,8 @@ private final class Screen {
     let recorder = StateRecorder(screen.$number)
     for _ in 0..<3 {
       let task: Task<Void, Never> = screen.$number.load(.number(1), in: cache) {
-        Issue.record("ran"); return 0
+        Issue.record("ran")
+        return 0
       }
       #expect(task == KeyPathTargetEnded.task)
     }
