@@ -12,6 +12,12 @@ private final class Screen {
   @Loadable var number: LoadableState<Int>
 }
 
+@MainActor
+private final class Model: ObservableModel, LoadableSupport {
+  let observers = ObserverRegistry()
+  @Loadable var number: LoadableState<Int>
+}
+
 /// The fresh hit of a state already bound to its key (`CachedLoad.freshHit`, the inlined path) does what the general
 /// path does, and leaves every other case to it: another cache, another key, an invalidated or stale value, a
 /// debounce. Also: key components of the common types hash and compare as `AnyHashable` does.
@@ -34,6 +40,22 @@ private final class Screen {
     #expect(recorder.values == [.loaded(1), .loaded(1), .loaded(1)])
     cache.set(2, for: .number(1))  // still bound
     #expect(screen.number == .loaded(2))
+  }
+
+  @Test func aWrapperReachedThroughItsKeyPathHitsAsItsController() async {
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    cache.set(1, for: .number(1))
+    let model = Model()
+    let recorder = StateRecorder(model.$number)
+    let modelChanges = StateRecorder(model, \.number)
+    let first: Task<Void, Never> = model.load(\.number, key: .number(1), in: cache) { 0 }
+    let second: Task<Void, Never> = model.$number.load(.number(1), in: cache) { 0 }
+    await model.load(\.number, key: .number(1), in: cache) { 0 }
+    #expect(first == KeyPathTargetEnded.task && second == KeyPathTargetEnded.task)
+    #expect(recorder.values == [.loaded(1), .loaded(1), .loaded(1)])
+    #expect(modelChanges.values == recorder.values)
+    cache.set(2, for: .number(1))
+    #expect(model.number == .loaded(2))
   }
 
   @Test func theSameKeyInAnotherCacheIsAnotherEntry() async {
