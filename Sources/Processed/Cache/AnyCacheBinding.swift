@@ -1,7 +1,7 @@
 /// A state bound to a cache entry, whatever its value type (what ``CacheBindings`` holds).
-@MainActor
+@usableFromInline @MainActor
 class AnyCacheBinding {
-  let id: BoundStateID
+  @usableFromInline let id: BoundStateID
 
   init(id: BoundStateID) {
     self.id = id

@@ -1,7 +1,7 @@
 /// A cache entry, whatever its value type: what the cache's index holds, sweeps and invalidates.
-@MainActor
+@usableFromInline @MainActor
 class AnyCacheEntry {
-  let key: AnyCacheKey
+  @usableFromInline let key: AnyCacheKey
   /// Set when the entry last became idle (see ``LoadCache``'s garbage collection); `0` while it is not idle.
   var idleStamp: UInt64 = 0
 

@@ -4,12 +4,13 @@
 /// A binding holds its state's owner weakly; once the owner is gone, the entry drops the binding the next time it
 /// writes. Subclasses say how to reach the state: ``StorageCacheBinding`` (a wrapper's storage) and
 /// ``KeyPathCacheBinding`` (a key path of a class).
-@MainActor
+@usableFromInline @MainActor
 class CacheBinding<Value: Sendable>: AnyCacheBinding {
-  typealias State = LoadableState<Value>
+  @usableFromInline typealias State = LoadableState<Value>
 
-  /// The entry the state is bound to; `nil` once unbound.
-  weak var entry: CacheEntry<Value>?
+  /// The entry the state is bound to; `nil` once unbound. Strong, so that reading it costs no weak reference: the
+  /// entry holds its bindings too, and the cycle ends when the state leaves (`CacheEntry.remove` clears it).
+  @usableFromInline @exclusivity(unchecked) var entry: CacheEntry<Value>?
   /// The state's load that waits for the entry's fetch (its id on the state's tracker), and what ends its block.
   var waitingLoad: UInt64 = 0
   var waitSignal: FirstSignal<Bool>?

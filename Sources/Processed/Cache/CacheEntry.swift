@@ -5,25 +5,30 @@
 /// limiter, the clock and latest-wins hold for it. Its outcome goes to the entry, then to every bound state in the
 /// order they were bound, through each state's own write path. `set`, `remove`, `removeAll`, `invalidate` and a
 /// restarted fetch supersede the fetch in flight, so a fetch started before them never writes.
-@MainActor
+@usableFromInline @MainActor
 final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
-  typealias State = LoadableState<Value>
+  @usableFromInline typealias State = LoadableState<Value>
 
   /// The cache the entry belongs to; it holds its entries, so it outlives them but for a write under way when the
   /// last reference to the cache goes.
   weak var cache: LoadCache?
-  var value: Value?
+  /// The cache's clock: the time without reaching the cache, and which cache the entry belongs to (by identity).
+  @usableFromInline let clock: CacheClock
+  // The fields a fresh hit reads are `@exclusivity(unchecked)`: main actor, short accesses (Unsafe/README.md,
+  // invariant 1).
+  @usableFromInline @exclusivity(unchecked) var value: Value?
   /// When the value was written, on the cache's clock (an offset from its origin).
-  var writtenAt: Duration = .zero
-  var invalidated = false
+  @usableFromInline @exclusivity(unchecked) var writtenAt: Duration = .zero
+  @usableFromInline @exclusivity(unchecked) var invalidated = false
   /// The bound states, in the order they were bound.
-  var bindings: [CacheBinding<Value>] = []
+  @usableFromInline @exclusivity(unchecked) var bindings: [CacheBinding<Value>] = []
   /// The block and options of the last fetch, and its last error; `nil` until a state binds or a fetch fails.
-  var recipe: FetchRecipe<Value>?
+  @usableFromInline @exclusivity(unchecked) var recipe: FetchRecipe<Value>?
   var lastError: (any Error)? { recipe?.lastError }
 
   /// The recipe, made on first need.
-  private var madeRecipe: FetchRecipe<Value> {
+  @usableFromInline
+  var madeRecipe: FetchRecipe<Value> {
     if let recipe { return recipe }
     let made = FetchRecipe<Value>()
     recipe = made
@@ -31,19 +36,21 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   }
 
   // StateHost
-  var tracker = LoadTracker()
-  var activityRecord: ActivityRecord?
-  var lastLoadCall: LoadCallMark?
-  var sharedHostReference: HostReference<CacheEntry>?
-  var declaredOptions: LoadOptions.Resolved? { nil }
-  var cacheIdentity: BoundStateID? { nil }
-  static var isReleasedOnMainActorOnly: Bool { false }
+  @usableFromInline var tracker = LoadTracker()
+  @usableFromInline var activityRecord: ActivityRecord?
+  @usableFromInline var lastLoadCall: LoadCallMark?
+  @usableFromInline var sharedHostReference: HostReference<CacheEntry>?
+  @usableFromInline var declaredOptions: LoadOptions.Resolved? { nil }
+  @usableFromInline var cacheIdentity: BoundStateID? { nil }
+  @usableFromInline static var isReleasedOnMainActorOnly: Bool { false }
 
   init(key: AnyCacheKey, cache: LoadCache) {
     self.cache = cache
+    clock = cache.clock
     super.init(key: key)
   }
 
+  @usableFromInline
   var currentState: State {
     if let value { return .loaded(value) }
     if let lastError { return .error(lastError) }
@@ -57,9 +64,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   /// Whether the value is fresh: written less than `staleTime` ago and not invalidated.
   func isFresh(staleTime: Duration) -> Bool {
-    guard value != nil, !invalidated else { return false }
-    guard let cache else { return false }
-    return cache.clock.now() - writtenAt < staleTime
+    guard value != nil, !invalidated, cache != nil else { return false }
+    return clock.now() - writtenAt < staleTime
   }
 
   // MARK: Binding
@@ -76,14 +82,21 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   /// Records a binding call's block and options for `invalidate`, until the entry has fetched.
   func record(_ call: CachedLoad.Call<Value>) {
+    record(call.block, options: call.given ?? call.declared?.options)
+  }
+
+  /// ``record(_:)`` of a call's block and options (`nil`: `.default`).
+  @inlinable
+  func record(_ block: @escaping @MainActor () async throws -> Value, options: LoadOptions?) {
     let recipe = madeRecipe
     if !recipe.hasFetched {
-      recipe.block = call.block
-      recipe.options = call.given ?? call.declared?.options
+      recipe.block = block
+      recipe.options = options
     }
   }
 
   /// A bound state binds again: it is now the last bound (the order the entry writes its states in).
+  @inlinable
   func moveToEnd(_ binding: CacheBinding<Value>) {
     guard bindings.last !== binding, let index = bindings.firstIndex(where: { $0 === binding }) else { return }
     bindings.remove(at: index)
@@ -164,6 +177,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   }
 
   /// The fetch's outcome (the engine writes it after ending the fetch): to the entry, then to each bound state.
+  @usableFromInline
   func store(_ state: State) {
     // A fetch that ends while a mutation of the key runs is dropped: its answer may predate the mutation.
     if cache?.isMutating(key) == true { return }
@@ -182,7 +196,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func write(_ newValue: Value) {
     value = newValue
     recipe?.lastError = nil
-    writtenAt = cache?.clock.now() ?? writtenAt
+    writtenAt = clock.now()
     invalidated = false
     deliverToBindings(.loaded(newValue))
   }
@@ -208,6 +222,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   /// The fetch ended (its outcome, if any, is written right after): the blocks of the states' waiting loads may
   /// return. A restarted fetch does not end the first (the waits go on).
+  @usableFromInline
   func loadDidEnd() {
     for binding in bindings { binding.waitSignal?.signal(true) }
     cache?.entryMayBeIdle(self)

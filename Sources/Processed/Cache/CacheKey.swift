@@ -23,7 +23,7 @@
 /// one built from the same components: its value can be written but not found again with a new key.
 public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvertible {
   /// The components, in order; never empty.
-  let storage: CacheKeyComponents
+  @usableFromInline let storage: CacheKeyComponents
 
   /// Creates a key from its components, in order, from the most general to the most specific.
   ///
@@ -35,14 +35,17 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
   /// - Parameters:
   ///   - first: The first component.
   ///   - rest: The components after it.
+  @inlinable
   public init(_ first: some Hashable & Sendable, _ rest: any Hashable & Sendable...) {
-    var components = [AnyHashable]()
-    components.reserveCapacity(1 + rest.count)
-    components.append(AnyHashable(first))
-    for component in rest {
-      components.append(AnyHashable(component))
+    // Array literals for the common lengths: one allocation of the exact size, its type's metadata cached.
+    let components: [CacheKeyComponent]
+    switch rest.count {
+    case 0: components = [CacheKeyComponent(first)]
+    case 1: components = [CacheKeyComponent(first), CacheKeyComponent(rest[0])]
+    case 2: components = [CacheKeyComponent(first), CacheKeyComponent(rest[0]), CacheKeyComponent(rest[1])]
+    default: components = [CacheKeyComponent(first)] + rest.map { CacheKeyComponent($0) }
     }
-    storage = CacheKeyComponents(components)
+    storage = CacheKeyComponents(items: components)
   }
 
   /// The key written as `CacheKey<Value>(c1, c2, …)`, each component as `String(describing:)` writes it.
@@ -51,7 +54,7 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
   /// CacheKey<Int>("count", 7).description  // "CacheKey<Int>(count, 7)"
   /// ```
   public var description: String {
-    let components = storage.values.map { String(describing: $0.base) }
+    let components = storage.items.map { String(describing: $0.anyHashable.base) }
     return "CacheKey<\(String(describing: Value.self))>(\(components.joined(separator: ", ")))"
   }
 
@@ -65,11 +68,12 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
 /// A ``CacheKey`` of any `Value` type: the type's identity and the components.
 ///
 /// Equal exactly when the typed keys are: same `Value` type, equal components in order.
+@usableFromInline
 struct AnyCacheKey: Hashable, Sendable, CustomStringConvertible {
   /// The identity of the key's `Value` type.
   let valueType: ObjectIdentifier
   /// The components, in order.
-  let storage: CacheKeyComponents
+  @usableFromInline let storage: CacheKeyComponents
 
   init(valueType: Any.Type, storage: CacheKeyComponents) {
     self.valueType = ObjectIdentifier(valueType)
@@ -84,20 +88,27 @@ struct AnyCacheKey: Hashable, Sendable, CustomStringConvertible {
   /// The components, in order, as they compare.
   var components: [AnyHashable] { storage.values }
 
-  var description: String {
+  @usableFromInline var description: String {
     "AnyCacheKey(\(storage.values.map { String(describing: $0.base) }.joined(separator: ", ")))"
   }
 }
 
-/// A key's components, compared and hashed as `AnyHashable`.
-///
-/// `@unchecked Sendable` because `AnyHashable` is not `Sendable`. Invariant: every value was `Sendable` when it was
-/// given (the initializers of ``CacheKey`` take only `Sendable` components, a prefix query the same), and the array
-/// is never mutated after it is stored.
-struct CacheKeyComponents: Hashable, @unchecked Sendable {
-  let values: [AnyHashable]
+/// A key's components, compared and hashed as `AnyHashable` compares and hashes them (see ``CacheKeyComponent``).
+@usableFromInline
+struct CacheKeyComponents: Hashable, Sendable {
+  /// Never mutated after it is stored (an index's edges share it).
+  @usableFromInline let items: [CacheKeyComponent]
 
-  init(_ values: [AnyHashable]) {
-    self.values = values
+  @inlinable
+  init(items: [CacheKeyComponent]) {
+    self.items = items
   }
+
+  /// Components given as `AnyHashable` (a prefix query, tests).
+  init(_ values: [AnyHashable]) {
+    items = values.map(CacheKeyComponent.init(anyHashable:))
+  }
+
+  /// The components as `AnyHashable`, in order.
+  var values: [AnyHashable] { items.map(\.anyHashable) }
 }

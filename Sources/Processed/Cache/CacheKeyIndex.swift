@@ -96,7 +96,7 @@ struct CacheKeyTrie: Sendable {
   func keys(withPrefix prefix: CacheKeyComponents) -> [AnyCacheKey] {
     var node = root
     var edge: CacheKeyEdge?
-    for depth in prefix.values.indices {
+    for depth in prefix.items.indices {
       guard let index = node.children.index(forKey: CacheKeyEdge(prefix, depth)) else { return [] }
       // The stored edge, so that the keys found carry their own components, not the prefix's.
       (edge, node) = (node.children[index].key, node.children[index].value)
@@ -129,7 +129,7 @@ struct CacheKeyTrieNode: Sendable {
   var childCapacity: Int { children.values.reduce(children.capacity) { $0 + $1.childCapacity } }
 
   mutating func insert(_ key: AnyCacheKey, from depth: Int) {
-    guard depth < key.storage.values.count else {
+    guard depth < key.storage.items.count else {
       if firstEnd == nil { firstEnd = key.valueType } else { otherEnds.append(key.valueType) }
       return
     }
@@ -137,7 +137,7 @@ struct CacheKeyTrieNode: Sendable {
   }
 
   mutating func remove(_ key: AnyCacheKey, from depth: Int) {
-    guard depth < key.storage.values.count else {
+    guard depth < key.storage.items.count else {
       if firstEnd == key.valueType {
         firstEnd = otherEnds.popLast()
       } else if let index = otherEnds.firstIndex(of: key.valueType) {
@@ -196,11 +196,11 @@ struct CacheKeyEdge: Hashable, Sendable {
     self.depth = depth
   }
 
-  var component: AnyHashable { source.values[depth] }
+  var component: CacheKeyComponent { source.items[depth] }
 
   /// The components of the node the edge leads to: the source's first `depth + 1`.
   var path: CacheKeyComponents {
-    source.values.count == depth + 1 ? source : CacheKeyComponents(Array(source.values[...depth]))
+    source.items.count == depth + 1 ? source : CacheKeyComponents(items: Array(source.items[...depth]))
   }
 
   static func == (lhs: Self, rhs: Self) -> Bool {

@@ -6,7 +6,7 @@
 /// the entry's fetch — joining the fetch in flight, or starting one (`refresh` always restarts it) — whose outcome
 /// the entry writes to every bound state. A debounced call does all this once its debounce is over, from inside the
 /// state's own (debounced) load; a call that `.joinRunning` joins to its state's load does nothing to the cache.
-@MainActor
+@usableFromInline @MainActor
 enum CachedLoad {
   /// One cached call, as its face made it. Its options are read where needed, never copied whole on the way: a
   /// fresh hit needs only the stale time.

@@ -29,7 +29,7 @@ public final class LoadCache: Sendable {
   public let staleTime: Duration
   /// How long an entry with no bound state and no fetch is kept.
   public let gcTime: Duration
-  let clock: CacheClock
+  @usableFromInline let clock: CacheClock
 
   /// The entries, by key.
   @MainActor var entries = CacheKeyIndex<AnyCacheEntry>()

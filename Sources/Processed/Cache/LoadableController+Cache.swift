@@ -35,12 +35,27 @@ extension LoadableController {
   ///   - block: Fetches the value, or throws.
   /// - Returns: A task that ends when the fetch the call started or joined has ended.
   @discardableResult
+  @inlinable
   public func load(
     _ key: CacheKey<Value>,
     in cache: LoadCache,
     silently: Bool = false,
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
+    block: @escaping @MainActor () async throws -> Value
+  ) -> Task<Void, Never> {
+    if case .storage(let storage) = target,
+      CachedLoad.freshHit(storage, key: key, cache: cache, options: options, block: block)
+    {
+      return CachedLoad.finishedTask
+    }
+    return startCached(key, in: cache, silently: silently, options: options, priority: priority, block: block)
+  }
+
+  /// ``load(_:in:silently:options:priority:block:)`` past the fresh hit of a bound wrapper state.
+  @usableFromInline
+  func startCached(
+    _ key: CacheKey<Value>, in cache: LoadCache, silently: Bool, options: LoadOptions?, priority: TaskPriority?,
     block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
     guard let binding = cacheBinding() else { return KeyPathTargetEnded.task }
@@ -62,11 +77,26 @@ extension LoadableController {
   ///   - silently: When `true`, a miss does not write `.loading` first.
   ///   - options: The fetch's options and `staleTime`; `nil`: the declaration's.
   ///   - block: Fetches the value, or throws.
+  @inlinable
   public consuming func load(
     _ key: CacheKey<Value>,
     in cache: LoadCache,
     silently: Bool = false,
     options: LoadOptions? = nil,
+    block: @escaping @MainActor () async throws -> Value
+  ) async {
+    if case .storage(let storage) = target,
+      CachedLoad.freshHit(storage, key: key, cache: cache, options: options, block: block)
+    {
+      return
+    }
+    await runCached(key, in: cache, silently: silently, options: options, block: block)
+  }
+
+  /// ``load(_:in:silently:options:block:)`` past the fresh hit of a bound wrapper state.
+  @usableFromInline
+  consuming func runCached(
+    _ key: CacheKey<Value>, in cache: LoadCache, silently: Bool, options: LoadOptions?,
     block: @escaping @MainActor () async throws -> Value
   ) async {
     guard let binding = cacheBinding() else { return }

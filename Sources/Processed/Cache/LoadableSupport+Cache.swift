@@ -28,6 +28,7 @@ extension LoadableSupport {
   /// - Returns: A task that ends when the fetch the call started or joined has ended.
   @MainActor
   @discardableResult
+  @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     key: CacheKey<Value>,
@@ -36,6 +37,23 @@ extension LoadableSupport {
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
+  ) -> Task<Void, Never> {
+    if let storage = WrapperLookup.read(self, state).storage,
+      CachedLoad.freshHit(storage, key: key, cache: cache, options: options, block: block)
+    {
+      return CachedLoad.finishedTask
+    }
+    return startCached(
+      state, key: key, in: cache, silently: silently, options: options, priority: priority, block: block)
+  }
+
+  /// ``load(_:key:in:silently:options:priority:block:)`` past the fresh hit of a bound wrapper state.
+  @MainActor
+  @usableFromInline
+  func startCached<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>, key: CacheKey<Value>, in cache: LoadCache,
+    silently: Bool, options: LoadOptions?, priority: TaskPriority?,
+    block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
     CachedLoad.start(
       cacheBinding(state), key: key, cache: cache, silently: silently, options: options, priority: priority,
@@ -56,6 +74,7 @@ extension LoadableSupport {
   ///   - options: The fetch's options and `staleTime`.
   ///   - block: Fetches the value, or throws.
   @MainActor
+  @inlinable
   public func load<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     key: CacheKey<Value>,
@@ -63,6 +82,21 @@ extension LoadableSupport {
     silently: Bool = false,
     options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
+  ) async {
+    if let storage = WrapperLookup.read(self, state).storage,
+      CachedLoad.freshHit(storage, key: key, cache: cache, options: options, block: block)
+    {
+      return
+    }
+    await runCached(state, key: key, in: cache, silently: silently, options: options, block: block)
+  }
+
+  /// ``load(_:key:in:silently:options:block:)`` past the fresh hit of a bound wrapper state.
+  @MainActor
+  @usableFromInline
+  func runCached<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>, key: CacheKey<Value>, in cache: LoadCache,
+    silently: Bool, options: LoadOptions?, block: @escaping @MainActor () async throws -> Value
   ) async {
     await CachedLoad.run(
       cacheBinding(state), key: key, cache: cache, silently: silently, options: options, refreshing: false,

@@ -1,16 +1,24 @@
 /// A `@Loadable` wrapper's state bound to a cache entry (also when reached through a key path).
-@MainActor
+@usableFromInline @MainActor
 final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
-  weak var storage: StateStorage<State>?
+  /// The storage's shared host reference (weak to the storage, made once per storage): it reaches the storage, and
+  /// tells by identity that a binding in the table is this storage's, not a released one's at the same address,
+  /// without loading a weak reference.
+  @usableFromInline let reference: HostReference<StateStorage<State>>
+
+  /// The storage, while it exists.
+  var storage: StateStorage<State>? { reference.weakObject }
 
   init(_ storage: StateStorage<State>) {
-    self.storage = storage
+    reference = storage.hostReference
     super.init(id: BoundStateID(storage, nil))
   }
 
   /// The storage's binding: the one it has, else a new one (not bound yet).
   static func of(_ storage: StateStorage<State>) -> StorageCacheBinding {
-    if let bound = CacheBindings.table[BoundStateID(storage, nil)] as? StorageCacheBinding, bound.storage === storage {
+    if let bound = CacheBindings.table[BoundStateID(storage, nil)] as? StorageCacheBinding,
+      bound.reference === storage.sharedHostReference
+    {
       return bound
     }
     return StorageCacheBinding(storage)

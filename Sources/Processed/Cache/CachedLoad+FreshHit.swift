@@ -1,0 +1,48 @@
+extension CachedLoad {
+  /// A fresh hit of a wrapper's state that is bound to `key`'s entry already (a screen loading its key again), done
+  /// as the general path does it — the state moves last among the entry's states, the entry records the call's block
+  /// until it has fetched, `.loaded(value)` is written as the cache — without building a call or looking the key up.
+  /// Inlined into the caller so that it runs specialized. Returns `false`, having done nothing, in any other case;
+  /// the general path then runs.
+  @inlinable
+  static func freshHit<Value>(
+    _ storage: StateStorage<LoadableState<Value>>, key: CacheKey<Value>, cache: LoadCache, options: LoadOptions?,
+    block: @escaping @MainActor () async throws -> Value
+  ) -> Bool {
+    // A running load of the state is the general path's (`.joinRunning`, or the write ending it).
+    guard !storage.tracker.isRunning else { return false }
+    let id = BoundStateID(storage, nil)
+    // The table may still hold the binding of a released storage at the same address: the type and identity checks
+    // rule it out. A bound entry is in its cache (leaving the cache unbinds its states), so it is the key's entry
+    // when its cache (told by its clock) and its key are the call's; its `Value` type is the binding's.
+    guard let binding = CacheBindings.table[id] as? StorageCacheBinding<Value>,
+      binding.reference === storage.sharedHostReference,
+      let entry = binding.entry, entry.clock === cache.clock, let value = entry.value, !entry.invalidated,
+      entry.key.storage == key.storage
+    else { return false }
+    let staleTime: Duration?
+    let recorded: LoadOptions?
+    if let options {
+      guard options.debounce == nil else { return false }
+      (staleTime, recorded) = (options.staleTime, options)
+    } else if let declared = storage.declaredOptions {
+      guard !declared.shapesTheStart else { return false }
+      (staleTime, recorded) = (declared.options.staleTime, declared.options)
+    } else {
+      (staleTime, recorded) = (nil, nil)
+    }
+    guard entry.clock.now() - entry.writtenAt < staleTime ?? cache.staleTime else { return false }
+    entry.moveToEnd(binding)
+    entry.record(block, options: recorded)
+    CacheBindings.asCache(id) {
+      storage.keepError(nil)
+      storage.overwrite(.loaded(value))
+      storage.publishActivity()
+    }
+    return true
+  }
+
+  /// The task a call returns when it is done at once (a fresh hit).
+  @usableFromInline
+  static var finishedTask: Task<Void, Never> { KeyPathTargetEnded.task }
+}

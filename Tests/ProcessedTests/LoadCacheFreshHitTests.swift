@@ -1,0 +1,149 @@
+import ProcessedTesting
+import Testing
+
+@testable import Processed
+
+private extension CacheKey where Value == Int {
+  static func number(_ id: Int) -> Self { CacheKey("number", id) }
+}
+
+@MainActor
+private final class Screen {
+  @Loadable var number: LoadableState<Int>
+}
+
+@MainActor
+private final class Model: ObservableModel, LoadableSupport {
+  let observers = ObserverRegistry()
+  @Loadable var number: LoadableState<Int>
+}
+
+/// The fresh hit of a state already bound to its key (`CachedLoad.freshHit`, the inlined path) does what the general
+/// path does, and leaves every other case to it: another cache, another key, an invalidated or stale value, a
+/// debounce. Also: key components of the common types hash and compare as `AnyHashable` does.
+@MainActor
+@Suite struct LoadCacheFreshHitTests {
+  let clock = TestClock()
+
+  @Test func aBoundStateHitsAgainWithoutRunningTheBlockAndStaysBound() async {
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    cache.set(1, for: .number(1))
+    let screen = Screen()
+    let recorder = StateRecorder(screen.$number)
+    for _ in 0..<3 {
+      let task: Task<Void, Never> = screen.$number.load(.number(1), in: cache) {
+        Issue.record("ran")
+        return 0
+      }
+      #expect(task == KeyPathTargetEnded.task)
+    }
+    #expect(recorder.values == [.loaded(1), .loaded(1), .loaded(1)])
+    cache.set(2, for: .number(1))  // still bound
+    #expect(screen.number == .loaded(2))
+  }
+
+  @Test func aWrapperReachedThroughItsKeyPathHitsAsItsController() async {
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    cache.set(1, for: .number(1))
+    let model = Model()
+    let recorder = StateRecorder(model.$number)
+    let modelChanges = StateRecorder(model, \.number)
+    let first: Task<Void, Never> = model.load(\.number, key: .number(1), in: cache) { 0 }
+    let second: Task<Void, Never> = model.$number.load(.number(1), in: cache) { 0 }
+    await model.load(\.number, key: .number(1), in: cache) { 0 }
+    #expect(first == KeyPathTargetEnded.task && second == KeyPathTargetEnded.task)
+    #expect(recorder.values == [.loaded(1), .loaded(1), .loaded(1)])
+    #expect(modelChanges.values == recorder.values)
+    cache.set(2, for: .number(1))
+    #expect(model.number == .loaded(2))
+  }
+
+  @Test func theSameKeyInAnotherCacheIsAnotherEntry() async {
+    let (first, second) = (LoadCache(staleTime: .seconds(10), clock: clock), LoadCache(clock: clock))
+    first.set(1, for: .number(1))
+    let screen = Screen()
+    let _: Task<Void, Never> = screen.$number.load(.number(1), in: first) { 0 }
+    await screen.$number.load(.number(1), in: second) { 2 }
+    #expect(screen.number == .loaded(2))
+    first.set(3, for: .number(1))  // unbound from the first cache's entry
+    #expect(screen.number == .loaded(2))
+    second.set(4, for: .number(1))
+    #expect(screen.number == .loaded(4))
+  }
+
+  @Test func anotherKeyRebinds() async {
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    cache.set(1, for: .number(1))
+    cache.set(2, for: .number(2))
+    let screen = Screen()
+    let _: Task<Void, Never> = screen.$number.load(.number(1), in: cache) { 0 }
+    let _: Task<Void, Never> = screen.$number.load(.number(2), in: cache) { 0 }
+    #expect(screen.number == .loaded(2))
+    cache.set(3, for: .number(1))
+    #expect(screen.number == .loaded(2))
+  }
+
+  @Test func anInvalidatedOrStaleValueOfTheBoundEntryFetches() async {
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    cache.set(1, for: .number(1))
+    let screen = Screen()
+    let _: Task<Void, Never> = screen.$number.load(.number(1), in: cache) { 0 }
+    cache.invalidate(.number(1))  // refetches with the recorded block
+    await until(.changes(of: screen.$number)) { screen.number == .loaded(0) }
+    clock.advance(by: .seconds(11))
+    await screen.$number.load(.number(1), in: cache) { 5 }
+    #expect(screen.number == .loaded(5))
+    await screen.$number.load(.number(1), in: cache, options: LoadOptions(staleTime: .zero)) { 6 }
+    #expect(screen.number == .loaded(6))
+  }
+
+  @Test func theCallsStaleTimeDecides() async {
+    let cache = LoadCache(staleTime: .zero, clock: clock)
+    cache.set(1, for: .number(1))
+    let screen = Screen()
+    await screen.$number.load(.number(1), in: cache) { 2 }  // binds; stale: fetches
+    #expect(screen.number == .loaded(2))
+    var ran = false
+    let task: Task<Void, Never> = screen.$number.load(
+      .number(1), in: cache, options: LoadOptions(staleTime: .seconds(10))
+    ) {
+      ran = true
+      return 3
+    }
+    #expect(task == KeyPathTargetEnded.task)
+    #expect(!ran && screen.number == .loaded(2))
+  }
+
+  @Test func aDebouncedCallOfABoundStateWaitsOutItsDebounce() async throws {
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    cache.set(1, for: .number(1))
+    let screen = Screen()
+    let _: Task<Void, Never> = screen.$number.load(.number(1), in: cache) { 0 }
+    cache.set(2, for: .number(1))
+    let options = LoadOptions(debounce: .trailing(.seconds(1)), clock: clock)
+    let task: Task<Void, Never> = screen.$number.load(.number(1), in: cache, options: options) { 0 }
+    #expect(task != KeyPathTargetEnded.task)  // not the inlined hit
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    await task.value
+    #expect(screen.number == .loaded(2))
+  }
+
+  @Test func keyComponentsHashAndCompareAsAnyHashable() {
+    let keys: [CacheKey<Int>] = [
+      CacheKey("p", 1), CacheKey("p", Int64(1)), CacheKey("p", UInt8(1)),
+    ]
+    for key in keys {
+      #expect(key == keys[0])
+      #expect(key.hashValue == keys[0].hashValue)
+      #expect(key.components.map(\.hashValue) == keys[0].components.map(\.hashValue))
+    }
+    #expect(Set(keys).count == 1)
+    #expect(CacheKey<Int>("p", -1) == CacheKey<Int>("p", Int64(-1)))
+    #expect(CacheKey<Int>("p", -1).hashValue == CacheKey<Int>("p", Int64(-1)).hashValue)
+    #expect(CacheKey<Int>("p", 1) != CacheKey<Int>("p", "1"))
+    #expect(CacheKey<Int>("p", 1.5) == CacheKey<Int>("p", 1.5))
+    #expect(CacheKey<Int>("p", Double.nan) != CacheKey<Int>("p", Double.nan))
+    #expect(CacheKey<Int>("p", 1, "x", 2).components == ["p", 1, "x", 2])
+  }
+}
