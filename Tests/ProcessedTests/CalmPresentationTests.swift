@@ -456,7 +456,7 @@ import Testing
 
   @Test func aCachedMissWaitsOutTheDelay() async throws {
     let model = PolicyModel()
-    let cache = LoadCache(staleTime: .seconds(60), clock: clock)
+    let cache = LoadCache(staleTime: .seconds(60))  // its collector sleeps on another clock
     let key = CacheKey<Int>("calm")
     let history = StateRecorder(model.$results)
     let gate = Gate()
@@ -476,5 +476,54 @@ import Testing
     }
     await fresh.value
     #expect(history.values == [.loading, .loaded(1), .loaded(1)])  // a fresh hit never waits
+  }
+
+  @Test func aCachedMissHoldsItsResultForTheMinimum() async throws {
+    let model = PolicyModel()
+    let other = PolicyModel()
+    let cache = LoadCache(staleTime: .seconds(60))
+    let key = CacheKey<Int>("held")
+    let history = StateRecorder(model.$results)
+    let gate = Gate()
+    var ended = false
+    let task: Task<Void, Never> = model.$results.load(key, in: cache, options: calm(minimum: 1_000)) {
+      await gate.wait()
+      return 1
+    }
+    let joined: Task<Void, Never> = other.$results.load(key, in: cache) { 2 }  // no minimum: written at once
+    let watcher = Task {
+      await task.value
+      ended = true
+    }
+    await gate.untilWaiting(1)
+    clock.advance(by: .milliseconds(300))
+    gate.open()
+    await joined.value
+    try await clock.waitForSleepers(1)  // the hold
+    #expect(other.results == .loaded(1))
+    #expect(history.values == [.loading])
+    #expect(model.$results.activity.isActive)
+    #expect(!ended)
+    clock.advance(by: .milliseconds(699))
+    #expect(clock.sleeperCount == 1)
+    clock.advance(by: .milliseconds(1))
+    await watcher.value
+    #expect(history.values == [.loading, .loaded(1)])
+  }
+
+  @Test func aCancelDuringACachedHoldRestores() async throws {
+    let model = PolicyModel()
+    model.results = .loaded(0)
+    let cache = LoadCache(staleTime: .seconds(60))
+    let history = StateRecorder(model.$results)
+    let task: Task<Void, Never> = model.$results.load(
+      CacheKey<Int>("held"), in: cache, options: calm(minimum: 1_000, restoring: true)
+    ) { 1 }
+    try await clock.waitForSleepers(1)  // the hold
+    model.$results.cancel()
+    await task.value
+    #expect(clock.sleeperCount == 0)
+    #expect(history.values == [.loading, .loaded(0)])
+    #expect(cache.value(for: CacheKey<Int>("held")) == 1)
   }
 }

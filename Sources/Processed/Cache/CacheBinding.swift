@@ -14,6 +14,8 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// The state's load that waits for the entry's fetch (its id on the state's tracker), and what ends its block.
   var waitingLoad: UInt64 = 0
   var waitSignal: FirstSignal<Bool>?
+  /// The entry's outcome held back until the state's start state has been on screen its minimum loading time.
+  var hold: Task<Void, Never>?
 
   /// The options of the state's declaration (a wrapper's), for a call given none.
   var declaredOptions: LoadOptions.Resolved? { nil }
@@ -47,7 +49,11 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   func waitingPlan() -> LoadPlan<State> {
     let signal = FirstSignal<Bool>()
     waitSignal = signal
-    return .load(yielding: { _ in await LoadJoin.wait(until: signal) })
+    return .load(yielding: { [weak self] _ in
+      await LoadJoin.wait(until: signal)
+      // An outcome held for the minimum loading time: the load runs until it is written.
+      if let hold = self?.hold { await hold.value }
+    })
   }
 
   /// Records the load just started on the state as the one that waits.
@@ -66,8 +72,21 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
       if let state { host.store(state) }
       return
     }
-    defer { releaseWait() }
     // No unbinding hook on these paths (`complete`, `store`): observers that reset or load the state unbind it.
+    if waitingLoad != 0, host.tracker.isCurrent(waitingLoad), let state, let record = host.tracker.screen,
+      record.holdsResult, let shownAt = record.shownAt, let minimum = record.minimum
+    {
+      // The state's spinner has not been up for its minimum loading time: the outcome is written when it has, by
+      // `hold`, which the waiting load's block waits for (the load runs on meanwhile).
+      hold = Task { [weak self, clock = record.clock] in
+        try? await DeadlineSleep.sleep(for: minimum, after: shownAt, on: clock)
+        guard !Task.isCancelled, let self else { return }
+        self.hold = nil
+        self.deliver(state)
+      }
+      return
+    }
+    defer { releaseWait() }
     if waitingLoad != 0, host.tracker.isCurrent(waitingLoad) {
       if let state {
         host.complete(with: .write(state))
@@ -102,6 +121,8 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
 
   /// Ends the wait of the state's waiting load (its block returns; the load ends unless the entry wrote it).
   func releaseWait() {
+    hold?.cancel()
+    hold = nil
     waitingLoad = 0
     waitSignal?.signal(true)
     waitSignal = nil

@@ -26,6 +26,18 @@ enum DeadlineSleep {
     try await sleep(until: min(delay, longest), since: (origin as? C.Instant) ?? clock.now, on: clock)
   }
 
+  /// Whether `clock`'s now is still before `delay` after `origin` (`false` for an origin of another clock type).
+  @usableFromInline
+  static func isBefore(
+    _ delay: Duration, after origin: any InstantProtocol<Duration>, on clock: any Clock<Duration>
+  ) -> Bool {
+    func check<C: Clock<Duration>>(_ clock: C) -> Bool {
+      guard let origin = origin as? C.Instant else { return false }
+      return clock.now < origin.advanced(by: min(delay, longest))
+    }
+    return check(clock)
+  }
+
   /// Whether `instant` is an instant of `clock`'s type (a deadline measured from it can be slept until).
   @usableFromInline
   static func isInstant(_ instant: any InstantProtocol<Duration>, of clock: any Clock<Duration>) -> Bool {

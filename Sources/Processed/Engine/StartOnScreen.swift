@@ -18,16 +18,29 @@ final class StartOnScreen {
   /// The wait of a loading delay, which writes the start state when it ends; cancelled when the load ends.
   @usableFromInline nonisolated let delay: Task<Void, Never>?
 
+  /// How long the start state stays on screen at least, and the clock that is measured on (the load's options').
+  @usableFromInline let minimum: Duration?
+  @usableFromInline let clock: any Clock<Duration>
+
   @usableFromInline
-  init(restores: Bool, delay: Task<Void, Never>? = nil) {
-    self.restores = restores
+  init(_ options: LoadOptions.Resolved, delay: Task<Void, Never>? = nil) {
+    restores = options.restoresOnCancel
+    minimum = options.minimumLoadingTime
+    clock = options.clock
     self.delay = delay
+  }
+
+  /// Whether a result written now would end the start state sooner than the minimum after it appeared.
+  @usableFromInline
+  var holdsResult: Bool {
+    guard let minimum, let shownAt else { return false }
+    return DeadlineSleep.isBefore(minimum, after: shownAt, on: clock)
   }
 
   /// A record for a load that supersedes this record's load while its start state is still on screen.
   @usableFromInline
-  func inherited(restores: Bool) -> StartOnScreen {
-    let record = StartOnScreen(restores: restores)
+  func inherited(by options: LoadOptions.Resolved) -> StartOnScreen {
+    let record = StartOnScreen(options)
     record.replaced = replaced
     record.shown = shown
     record.shownAt = shownAt

@@ -16,7 +16,7 @@ extension StateHost {
     // The superseded load's start state is still on screen: this load takes over when it appeared and what it
     // replaced, so a spinner already up is neither hidden nor shown again, and its minimum counts from then.
     if let inherited, let shown = inherited.shown as? State, current.isAlready(shown) {
-      let record = inherited.inherited(restores: options.restoresOnCancel)
+      let record = inherited.inherited(by: options)
       tracker.screen = record
       if writing, !current.isAlready(plan.startState) {
         record.shown = plan.startState
@@ -27,7 +27,7 @@ extension StateHost {
     guard writing else { return }
     if current.isAlready(plan.startState) {
       // A start state written by something else: nothing to write back, and the minimum counts from now.
-      let record = StartOnScreen(restores: options.restoresOnCancel)
+      let record = StartOnScreen(options)
       record.shown = plan.startState
       record.shownAt = options.clock.now
       tracker.screen = record
@@ -42,9 +42,9 @@ extension StateHost {
         else { return }
         current.show(plan.startState, in: record, clock: clock)
       }
-      tracker.screen = StartOnScreen(restores: options.restoresOnCancel, delay: wait)
+      tracker.screen = StartOnScreen(options, delay: wait)
     } else {
-      let record = StartOnScreen(restores: options.restoresOnCancel)
+      let record = StartOnScreen(options)
       tracker.screen = record
       show(plan.startState, in: record, clock: options.clock)
     }
