@@ -11,12 +11,14 @@ public import Processed
 /// ```
 ///
 /// It records changes from its creation on (not the current state) until ``cancel()`` or until it is released.
-/// ``wait(forCount:timeLimit:)`` fails with ``TimeLimitExceeded`` after a real-time limit, so a bug fails a test
-/// instead of hanging it.
+/// Its waits — for a count (``wait(forCount:timeLimit:)``), a state (``wait(for:timeLimit:)``), a whole history
+/// (``wait(forHistory:timeLimit:)``) — fail with ``TimeLimitExceeded`` after a real-time limit, so a bug fails a test
+/// instead of hanging it, and the error lists every change recorded.
 ///
-/// To record values from any other observer — a load's activity, a handler you pass to your own code — create an
-/// empty recorder with ``init()`` and call ``record(_:)`` from that observer; keep the observation's token in
-/// ``token`` so that it lasts as long as the recorder.
+/// `StateRecorder(activityOf: model.$feed)` records a load's activity and waits for its phases
+/// (``wait(forPhase:timeLimit:)``). To record values from any other observer — a handler you pass to your own code —
+/// create an empty recorder with ``init()`` and call ``record(_:)`` from that observer; keep the observation's token
+/// in ``token`` so that it lasts as long as the recorder.
 @MainActor
 public final class StateRecorder<State: Sendable> {
   /// Every change recorded so far, in order.
