@@ -11,12 +11,14 @@ public import Processed
 /// ```
 ///
 /// It records changes from its creation on (not the current state) until ``cancel()`` or until it is released.
-/// ``wait(forCount:timeLimit:)`` fails with ``TimeLimitExceeded`` after a real-time limit, so a bug fails a test
-/// instead of hanging it.
+/// Its waits — for a count (``wait(forCount:timeLimit:)``), a state (``wait(for:timeLimit:)``), a whole history
+/// (``wait(forHistory:timeLimit:)``) — fail with ``TimeLimitExceeded`` after a real-time limit, so a bug fails a test
+/// instead of hanging it, and the error lists every change recorded.
 ///
-/// To record values from any other observer — a load's activity, a handler you pass to your own code — create an
-/// empty recorder with ``init()`` and call ``record(_:)`` from that observer; keep the observation's token in
-/// ``token`` so that it lasts as long as the recorder.
+/// `StateRecorder(activityOf: model.$feed)` records a load's activity and waits for its phases
+/// (``wait(forPhase:timeLimit:)``). To record values from any other observer — a handler you pass to your own code —
+/// create an empty recorder with ``init()`` and call ``record(_:)`` from that observer; keep the observation's token
+/// in ``token`` so that it lasts as long as the recorder.
 @MainActor
 public final class StateRecorder<State: Sendable> {
   /// Every change recorded so far, in order.
@@ -35,13 +37,35 @@ public final class StateRecorder<State: Sendable> {
   /// recorder.token = nil  // records nothing more
   /// ```
   public var token: ObservationToken?
-  private var waiters: [(id: UInt64, count: Int, continuation: CheckedContinuation<Void, any Error>)] = []
+  private var waiters: [Waiter] = []
   private var nextID: UInt64 = 0
 
-  /// Why ``wait(forCount:timeLimit:)`` gave up.
+  /// Why a wait gave up after its time limit: what it waited for, and everything recorded until then.
+  ///
+  /// For example: "waited 30s for .retrying(attempt: 2); recorded 1 phase: [.running(attempt: 1)]".
   public struct TimeLimitExceeded: Error, CustomStringConvertible {
     /// What was waited for, and what was recorded.
     public let description: String
+  }
+
+  /// Why ``wait(forHistory:timeLimit:)`` (or ``wait(forPhases:timeLimit:)``) gave up at once: the recorded history
+  /// went another way, so it could no longer become the expected one.
+  public struct UnexpectedHistory: Error, CustomStringConvertible {
+    /// The history expected, and the one recorded.
+    public let description: String
+  }
+
+  /// What a wait makes of the history recorded so far.
+  enum Check {
+    case waiting, met
+    /// The wait can never be met: it fails at once with this message.
+    case impossible(String)
+  }
+
+  private struct Waiter {
+    let id: UInt64
+    let check: ([State]) -> Check
+    let continuation: CheckedContinuation<Void, any Error>
   }
 
   /// Records the changes of a `@Loadable` state.
@@ -106,19 +130,86 @@ public final class StateRecorder<State: Sendable> {
   ///   - timeLimit: The real time after which the wait fails. Generous by default (30 s), so that a correct test
   ///     does not fail on a busy machine (a sanitizer build, a loaded CI runner).
   public func wait(forCount count: Int, timeLimit: Duration = .seconds(30)) async throws {
-    if values.count >= count { return }
+    try await wait(
+      expecting: "\(count) \(count == 1 ? "change" : "changes")", timeLimit: timeLimit,
+      seen: { "recorded \(WaitDescription.values($0, as: "change"))" },
+      check: { $0.count >= count ? .met : .waiting })
+  }
+
+  /// Suspends until `state` has been recorded (at any point since the recorder was made; at once when it already
+  /// was). Throws ``TimeLimitExceeded`` — saying every state recorded — when that has not happened after `timeLimit` of
+  /// real time, and `CancellationError` when the calling task is cancelled.
+  ///
+  /// ```swift
+  /// model.search("swift")
+  /// try await recorder.wait(for: .loading)
+  /// ```
+  ///
+  /// A state that can be recorded more than once (`.loading` of a second load) is met by its first time; wait for a
+  /// whole history with ``wait(forHistory:timeLimit:)`` instead.
+  ///
+  /// - Parameters:
+  ///   - state: The state to wait for.
+  ///   - timeLimit: The real time after which the wait fails (30 s unless given).
+  public func wait(for state: State, timeLimit: Duration = .seconds(30)) async throws where State: Equatable {
+    try await wait(
+      expecting: String(reflecting: state), timeLimit: timeLimit,
+      seen: { "recorded \(WaitDescription.values($0, as: "change"))" },
+      check: { $0.contains(state) ? .met : .waiting })
+  }
+
+  /// Suspends until the recorded history is exactly `history`. Throws ``UnexpectedHistory`` at once when the
+  /// recorded states go another way (they are no longer the start of `history`), ``TimeLimitExceeded`` when the
+  /// history is not complete after `timeLimit` of real time — both say what was recorded — and `CancellationError`
+  /// when the calling task is cancelled.
+  ///
+  /// ```swift
+  /// model.refresh()
+  /// try await recorder.wait(forHistory: [.loading, .loaded(["first post"])])
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - history: Every change expected since the recorder was made, in order.
+  ///   - timeLimit: The real time after which the wait fails (30 s unless given).
+  public func wait(forHistory history: [State], timeLimit: Duration = .seconds(30)) async throws
+  where State: Equatable {
+    let expected = WaitDescription.values(history, as: "change")
+    try await wait(
+      expecting: "the history \(expected)", timeLimit: timeLimit,
+      seen: { "recorded \(WaitDescription.values($0, as: "change"))" },
+      check: { values in
+        if values == history { return .met }
+        if values.count < history.count, Array(history.prefix(values.count)) == values { return .waiting }
+        return .impossible("expected \(expected); recorded \(WaitDescription.values(values, as: "change"))")
+      })
+  }
+
+  /// Suspends until the recorder holds `check`'s answer `.met` for the values recorded; fails with
+  /// ``TimeLimitExceeded`` (saying `what` was waited for and what `seen` makes of the values) after `timeLimit`, with
+  /// ``UnexpectedHistory`` when `check` says the wait can no longer be met, and with `CancellationError` when the
+  /// calling task is cancelled.
+  func wait(
+    expecting what: String, timeLimit: Duration, seen: @escaping ([State]) -> String,
+    check: @escaping ([State]) -> Check
+  ) async throws {
+    switch check(values) {
+    case .met: return
+    case .impossible(let message): throw UnexpectedHistory(description: message)
+    case .waiting: break
+    }
     nextID &+= 1
     let id = nextID
     let limit = Task { [weak self] in
       // The one real-time wait: a safety limit, never the way a test learns that something happened.
       try? await Task.sleep(for: timeLimit)
       guard let self else { return }
-      self.fail(id, with: TimeLimitExceeded(description: "\(self.values.count) of \(count) changes: \(self.values)"))
+      let message = "waited \(WaitDescription.duration(timeLimit)) for \(what); \(seen(self.values))"
+      self.fail(id, with: TimeLimitExceeded(description: message))
     }
     defer { limit.cancel() }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
-        waiters.append((id, count, continuation))
+        waiters.append(Waiter(id: id, check: check, continuation: continuation))
       }
     } onCancel: {
       Task { @MainActor [weak self] in self?.fail(id, with: CancellationError()) }
@@ -151,10 +242,23 @@ public final class StateRecorder<State: Sendable> {
   /// - Parameter state: The value to record.
   public func record(_ state: State) {
     values.append(state)
-    let count = values.count
-    let ready = waiters.filter { $0.count <= count }
-    waiters.removeAll { $0.count <= count }
-    for waiter in ready { waiter.continuation.resume() }
+    var pending: [Waiter] = []
+    var done: [(Waiter, (any Error)?)] = []
+    for waiter in waiters {
+      switch waiter.check(values) {
+      case .waiting: pending.append(waiter)
+      case .met: done.append((waiter, nil))
+      case .impossible(let message): done.append((waiter, UnexpectedHistory(description: message)))
+      }
+    }
+    waiters = pending
+    for (waiter, error) in done {
+      if let error {
+        waiter.continuation.resume(throwing: error)
+      } else {
+        waiter.continuation.resume()
+      }
+    }
   }
 
   private func fail(_ id: UInt64, with error: any Error) {

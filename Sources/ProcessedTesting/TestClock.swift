@@ -1,7 +1,7 @@
 internal import Processed
 
 /// A clock whose time moves only when a test moves it: give it to a load's options, and a test controls every wait
-/// the load makes — interrupts, timeouts — without sleeping on real time.
+/// the load makes — its timeout, retry delays, debounce and interrupts — without sleeping on real time.
 ///
 /// ```swift
 /// let clock = TestClock()
@@ -17,7 +17,9 @@ internal import Processed
 ///   been reached. A sleep whose deadline is not after ``now`` returns at once.
 /// - ``waitForSleepers(_:timeLimit:)`` suspends until the given number of tasks sleep on the clock, so a test knows
 ///   the load is waiting before it moves time — no yield loops, no real sleeps.
-/// - A sleeping task that is cancelled throws `CancellationError` at once and no longer counts as sleeping.
+/// - A sleeping task that is cancelled throws `CancellationError` at once and no longer counts as sleeping; a
+///   timeout reached by an advance cancels its block within that advance. So ``sleeperCount`` and
+///   ``waitForSleepers(_:timeLimit:)`` count the tasks that will wake when time moves.
 ///
 /// Thread-safe: a test may advance the clock from any task.
 public final class TestClock: Clock, Sendable {
@@ -78,9 +80,11 @@ public final class TestClock: Clock, Sendable {
     }
   }
 
-  /// Why ``waitForSleepers(_:timeLimit:)`` gave up.
+  /// Why ``waitForSleepers(_:timeLimit:)`` gave up: what it waited for and what it saw when it gave up.
+  ///
+  /// For example: "waited 30s for 2 tasks to sleep on the TestClock; saw 1, sleeping until +5s (now +2s)".
   public struct TimeLimitExceeded: Error, CustomStringConvertible {
-    /// What was waited for.
+    /// What was waited for, and the sleepers the clock had when the wait gave up: how many, and until when.
     public let description: String
   }
 
@@ -88,6 +92,8 @@ public final class TestClock: Clock, Sendable {
     let id: UInt64
     let deadline: Instant
     let continuation: CheckedContinuation<Void, any Error>
+    /// The sleep's `WakeAction`: run when the deadline is reached, before any sleeper is resumed.
+    let onWake: (@Sendable () -> Void)?
   }
 
   private struct SleeperWaiter {
@@ -100,8 +106,8 @@ public final class TestClock: Clock, Sendable {
     var now: Instant
     var nextID: UInt64 = 0
     var sleepers: [Sleeper] = []
-    /// Sleeps cancelled before they registered (their handler ran first).
-    var cancelledBeforeSleeping: Set<UInt64> = []
+    /// Sleeps that have an id but no continuation yet; `true` once cancelled (their handler ran first).
+    var registering: [UInt64: Bool] = [:]
     var waiters: [SleeperWaiter] = []
 
     /// Removes and returns the waiters satisfied by the number of sleepers now.
@@ -110,6 +116,14 @@ public final class TestClock: Clock, Sendable {
       let satisfied = waiters.filter { $0.count <= count }
       waiters.removeAll { $0.count <= count }
       return satisfied
+    }
+
+    /// The sleepers now, for a failure message: "1, sleeping until +5s (now +2s)".
+    var sleepersDescription: String {
+      let clock = "(now \(WaitDescription.instant(now)))"
+      if sleepers.isEmpty { return "none \(clock)" }
+      let deadlines = sleepers.map(\.deadline).sorted().map(WaitDescription.instant).joined(separator: ", ")
+      return "\(sleepers.count), sleeping until \(deadlines) \(clock)"
     }
   }
 
@@ -132,7 +146,8 @@ public final class TestClock: Clock, Sendable {
   /// `.zero`: a test clock is exact.
   public var minimumResolution: Duration { .zero }
 
-  /// The number of tasks sleeping on the clock now.
+  /// The number of tasks sleeping on the clock now: tasks that will wake when time moves. A task stops counting when
+  /// it wakes, and when it is cancelled (at once, in its cancellation handler).
   ///
   /// ```swift
   /// #expect(clock.sleeperCount == 0)  // nothing waits any more
@@ -154,15 +169,17 @@ public final class TestClock: Clock, Sendable {
     let id: UInt64? = state.withLock { state in
       if deadline <= state.now { return nil }
       state.nextID &+= 1
+      state.registering[state.nextID] = false
       return state.nextID
     }
     guard let id else { return }
+    let onWake = WakeAction.current
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
         let (satisfied, wakeNow, cancelled) = state.withLock { state -> ([SleeperWaiter], Bool, Bool) in
-          if state.cancelledBeforeSleeping.remove(id) != nil { return ([], false, true) }
+          if state.registering.removeValue(forKey: id) == true { return ([], false, true) }
           if deadline <= state.now { return ([], true, false) }
-          state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+          state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation, onWake: onWake))
           return (state.satisfiedWaiters(), false, false)
         }
         // Continuations are resumed outside the lock.
@@ -174,18 +191,22 @@ public final class TestClock: Clock, Sendable {
         for waiter in satisfied { waiter.continuation.resume() }
       }
     } onCancel: {
+      // Synchronous: once `cancel()` returns, the task no longer counts as a sleeper.
       let removed: Sleeper? = state.withLock { state in
         if let index = state.sleepers.firstIndex(where: { $0.id == id }) {
           return state.sleepers.remove(at: index)
         }
-        state.cancelledBeforeSleeping.insert(id)
-        return nil
+        if state.registering[id] != nil { state.registering[id] = true }
+        return nil  // not registered yet, or already woken
       }
       removed?.continuation.resume(throwing: CancellationError())
     }
   }
 
   /// Moves time forward by `duration` and wakes, in deadline order, every task whose deadline has been reached.
+  ///
+  /// A load's timeout that is reached here cancels its block before `advance` returns, so a block sleeping on this
+  /// clock (a server that never answers) no longer counts in ``sleeperCount`` once `advance` returns.
   ///
   /// ```swift
   /// clock.advance(by: .seconds(5))
@@ -194,11 +215,11 @@ public final class TestClock: Clock, Sendable {
   /// - Parameter duration: How far; must not be negative.
   public func advance(by duration: Duration) {
     precondition(duration >= .zero, "TestClock.advance(by:) needs a non-negative duration, got \(duration)")
-    let woken = state.withLock { state -> [Sleeper] in
-      state.now = state.now.advanced(by: duration)
-      return Self.removeDue(from: &state)
-    }
-    for sleeper in woken { sleeper.continuation.resume() }
+    wake(
+      state.withLock { state -> [Sleeper] in
+        state.now = state.now.advanced(by: duration)
+        return Self.removeDue(from: &state)
+      })
   }
 
   /// Moves time forward to `instant` and wakes, in deadline order, every task whose deadline has been reached.
@@ -209,20 +230,26 @@ public final class TestClock: Clock, Sendable {
   ///
   /// - Parameter instant: The new time; must not be earlier than ``now``.
   public func advance(to instant: Instant) {
-    let woken = state.withLock { state -> [Sleeper] in
-      precondition(instant >= state.now, "TestClock.advance(to:) cannot move time backwards")
-      state.now = instant
-      return Self.removeDue(from: &state)
-    }
-    for sleeper in woken { sleeper.continuation.resume() }
+    wake(
+      state.withLock { state -> [Sleeper] in
+        precondition(instant >= state.now, "TestClock.advance(to:) cannot move time backwards")
+        state.now = instant
+        return Self.removeDue(from: &state)
+      })
   }
 
   /// Suspends until at least `count` tasks sleep on the clock. Throws ``TimeLimitExceeded`` when that has not
-  /// happened after `timeLimit` of real time — so a bug fails the test instead of hanging it — and
-  /// `CancellationError` when the calling task is cancelled.
+  /// happened after `timeLimit` of real time — so a bug fails the test instead of hanging it, with how many tasks
+  /// slept and until when — and `CancellationError` when the calling task is cancelled.
+  ///
+  /// Counts only tasks that will wake when time moves: a cancelled sleep stops counting at once, and a load's timeout
+  /// reached by ``advance(by:)`` cancels its block within `advance`. Right after the advance that times an attempt
+  /// out, `waitForSleepers(1)` therefore waits for the retry delay, not for the timed-out block:
   ///
   /// ```swift
-  /// try await clock.waitForSleepers(2)
+  /// try await clock.waitForSleepers(2)  // the block and the timeout
+  /// clock.advance(by: .seconds(5))      // the attempt times out; its block is cancelled
+  /// try await clock.waitForSleepers(1)  // the retry delay
   /// ```
   ///
   /// - Parameters:
@@ -239,7 +266,10 @@ public final class TestClock: Clock, Sendable {
     let limit = Task {
       // The one real-time wait: a safety limit, never the way a test learns that something happened.
       try? await Task.sleep(for: timeLimit)
-      self.failWaiter(id, with: TimeLimitExceeded(description: "fewer than \(count) tasks slept on the TestClock"))
+      let seen = self.state.withLock { $0.sleepersDescription }
+      let waited =
+        "waited \(WaitDescription.duration(timeLimit)) for \(count) \(count == 1 ? "task" : "tasks") to sleep"
+      self.failWaiter(id, with: TimeLimitExceeded(description: "\(waited) on the TestClock; saw \(seen)"))
     }
     defer { limit.cancel() }
     try await withTaskCancellationHandler {
@@ -262,6 +292,13 @@ public final class TestClock: Clock, Sendable {
       return state.waiters.remove(at: index)
     }
     waiter?.continuation.resume(throwing: error)
+  }
+
+  /// Runs the woken sleeps' wake actions (a timeout cancelling its block), then resumes the sleepers: outside the lock,
+  /// so that a cancelled block's handler can remove its own sleep.
+  private func wake(_ woken: [Sleeper]) {
+    for sleeper in woken { sleeper.onWake?() }
+    for sleeper in woken { sleeper.continuation.resume() }
   }
 
   private static func removeDue(from state: inout State) -> [Sleeper] {

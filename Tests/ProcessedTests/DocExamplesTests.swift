@@ -598,7 +598,7 @@ extension DocExamples {
     // doc: ProcessState+SingleProcess.swift:4
     static func singleProcess4() -> SingleProcessState {
       var save: SingleProcessState = .idle
-      save.start()  // .running(SingleProcess(#1))
+      save.start()  // .running(SingleProcess(#n)), a fresh process
       return save
     }
 
@@ -1051,7 +1051,7 @@ extension DocExamples {
     static func gettingStarted115() -> ProcessController<SingleProcess> {
       @Process var saving  // a SingleProcessState
 
-      $saving.run { try await save() }  // .running(SingleProcess(#1)), then .finished(SingleProcess(#1))
+      $saving.run { try await save() }  // .running(SingleProcess(#n)), then .finished(SingleProcess(#n))
       return $saving
     }
 

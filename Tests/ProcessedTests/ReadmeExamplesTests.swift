@@ -35,13 +35,23 @@ final class ReadmeEditorViewModel: ObservableModel, ProcessSupport {
 
 @MainActor
 final class ReadmeSearchViewModel {
-  @Loadable(options: LoadOptions(retry: .standard, timeout: .seconds(10), debounce: .trailing(.milliseconds(300))))
-  var results: LoadableState<[String]>
+  @Loadable var results: LoadableState<[String]>
+  private let search: @Sendable (String) async throws -> [String]
+
+  init(
+    clock: any Clock<Duration> = ContinuousClock(),  // a TestClock in tests
+    search: @escaping @Sendable (String) async throws -> [String]
+  ) {
+    let options = LoadOptions(
+      retry: .standard, timeout: .seconds(10), debounce: .trailing(.milliseconds(300)), clock: clock)
+    _results = Loadable(options: options)
+    self.search = search
+  }
 
   func queryChanged(to query: String) {
-    $results.load {  // one search per pause in typing; retried with backoff; 10 s per attempt
+    $results.load { [search] in  // one search per pause in typing; retried with backoff; 10 s per attempt
       LoadProgress.report(fraction: nil, message: "searching \(query)")
-      return [query]
+      return try await search(query)
     }
   }
 
@@ -53,6 +63,18 @@ final class ReadmeSearchViewModel {
     case .running(let attempt): attempt == 1 ? "searching" : "searching (attempt \(attempt))"
     case .retrying(let attempt): "retrying (attempt \(attempt))"
     }
+  }
+}
+
+/// The cheat sheet's model: the clock comes in through `init`, which sets the declared options.
+@MainActor
+final class ReadmeCheatSheetFeedModel {
+  @Loadable var feed: LoadableState<[String]>
+  @Process var saving
+
+  init(clock: any Clock<Duration> = ContinuousClock()) {
+    _feed = Loadable(options: LoadOptions(retry: .standard, timeout: .seconds(10), clock: clock))
+    _saving = Process(options: LoadOptions(overlap: .joinRunning, clock: clock))
   }
 }
 
@@ -126,17 +148,68 @@ final class ReadmeFeedViewModel {
     #expect(recorder.values == [.loading, .error(TimeoutError())])
   }
 
-  /// "Policies and activity": typing debounces (nothing written, the status says so); cancelling drops the search.
-  @Test func policiesAndActivity() async {
-    let model = ReadmeSearchViewModel()
-    #expect(model.status == "idle")
+  /// "Policies and activity", the README's test as written.
+  @Test func typingSearchesOnce() async throws {
+    let clock = TestClock()
+    let model = ReadmeSearchViewModel(clock: clock) { query in [query.uppercased()] }
+    let recorder = StateRecorder(model.$results)
+
     model.queryChanged(to: "sw")
     model.queryChanged(to: "swift")
     #expect(model.status == "waiting for you to stop typing")
-    #expect(model.results == .absent)
+    try await clock.waitForSleepers(1)  // the last call's debounce
+    clock.advance(by: .milliseconds(300))
+    try await recorder.wait(forHistory: [.loading, .loaded(["SWIFT"])])
+    #expect(model.status == "idle")
+  }
+
+  /// "Policies and activity": the status follows the retries of a search that times out (the model's options use the
+  /// injected clock for the timeout and the retry delay too); cancelling drops a waiting search.
+  @Test func policiesAndActivity() async throws {
+    let clock = TestClock()
+    let model = ReadmeSearchViewModel(clock: clock) { query in
+      try await clock.sleep(for: .seconds(60))  // a server that does not answer
+      return [query]
+    }
+    let activity = StateRecorder(activityOf: model.$results)
+    #expect(model.status == "idle")
+    model.queryChanged(to: "swift")
+    try await clock.waitForSleepers(1)  // the debounce
+    clock.advance(by: .milliseconds(300))
+    try await clock.waitForSleepers(2)  // the search and its timeout
+    #expect(model.status == "searching")
+    clock.advance(by: .seconds(10))
+    try await activity.wait(forPhase: .retrying(attempt: 2))
+    #expect(model.status == "retrying (attempt 2)")
+    #expect(model.results == .loading)
     model.$results.cancel()
     #expect(model.status == "idle")
-    #expect(model.results == .absent)
+    #expect(model.results == .loading)  // cancel() keeps the state
+    #expect(clock.sleeperCount == 0)
+  }
+
+  /// The cheat sheet: both declarations take the injected clock.
+  @Test func cheatSheetInjectsTheClockIntoDeclaredOptions() async throws {
+    let clock = TestClock()
+    let model = ReadmeCheatSheetFeedModel(clock: clock)
+    let load: Task<Void, Never> = model.$feed.load {
+      try await clock.sleep(for: .seconds(60))  // a server that does not answer
+      return ["first post"]
+    }
+    try await clock.waitForSleepers(2)  // on the injected clock: the block and the timeout
+    clock.advance(by: .seconds(10))
+    let activity = StateRecorder(activityOf: model.$feed)
+    try await activity.wait(forPhase: .retrying(attempt: 2))
+    model.$feed.cancel()
+    await load.value
+
+    let first: Task<Void, Never> = model.$saving.run { try await clock.sleep(for: .seconds(1)) }
+    let second: Task<Void, Never> = model.$saving.run { Issue.record("a joining call never runs its block") }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: .seconds(1))
+    await first.value
+    await second.value
+    #expect(model.saving.hasFinished)
   }
 
   /// "Sharing a value between screens": the second screen shows the fresh value without a request; invalidating the

@@ -10,20 +10,20 @@ enum DeadlineSleep {
   private static let step = Duration.seconds(86_400)
 
   /// Sleeps until `delay` after `origin` on `clock`; from now when `origin` is `nil` or an instant of another
-  /// clock type.
+  /// clock type. `onWake`: the ``WakeAction`` of the last step, for a clock that runs it when the deadline is reached.
   @usableFromInline
   static func sleep(
     for delay: Duration, after origin: (any InstantProtocol<Duration>)? = nil, on clock: any Clock<Duration>,
-    isolation: isolated (any Actor)? = #isolation
+    onWake: (@Sendable () -> Void)? = nil, isolation: isolated (any Actor)? = #isolation
   ) async throws {
-    try await sleep(for: delay, after: origin, onClock: clock)
+    try await sleep(for: delay, after: origin, onClock: clock, onWake: onWake)
   }
 
   private static func sleep<C: Clock<Duration>>(
     for delay: Duration, after origin: (any InstantProtocol<Duration>)?, onClock clock: C,
-    isolation: isolated (any Actor)? = #isolation
+    onWake: (@Sendable () -> Void)?, isolation: isolated (any Actor)? = #isolation
   ) async throws {
-    try await sleep(until: min(delay, longest), since: (origin as? C.Instant) ?? clock.now, on: clock)
+    try await sleep(until: min(delay, longest), since: (origin as? C.Instant) ?? clock.now, on: clock, onWake: onWake)
   }
 
   /// Whether `clock`'s now is still before `delay` after `origin` (`false` for an origin of another clock type).
@@ -51,7 +51,7 @@ enum DeadlineSleep {
   /// way back queues the caller behind everything the main actor has queued meanwhile, even when nothing is slept.
   static func sleep<C: Clock<Duration>>(
     until offset: Duration, since origin: C.Instant, from reached: Duration = .zero, on clock: C,
-    isolation: isolated (any Actor)? = #isolation
+    onWake: (@Sendable () -> Void)? = nil, isolation: isolated (any Actor)? = #isolation
   ) async throws {
     var reached = reached
     while reached < offset {
@@ -63,7 +63,12 @@ enum DeadlineSleep {
         try Task.checkCancellation()
         continue
       }
-      try await clock.sleep(until: deadline, tolerance: nil)
+      if let onWake, reached == offset {
+        // Only the last step's wake is the deadline's.
+        try await WakeAction.$current.withValue(onWake) { try await clock.sleep(until: deadline, tolerance: nil) }
+      } else {
+        try await clock.sleep(until: deadline, tolerance: nil)
+      }
     }
   }
 

@@ -139,11 +139,19 @@ extension StateHost {
       return AttemptResult(outcome: outcome, thrown: thrown)
     }
     let clock = plan.clock
+    // Idempotent, and run by the timer when it wakes — or sooner by a clock that runs a sleep's `WakeAction` at its
+    // deadline (a `TestClock`, within `advance`), so that the timed-out block stops sleeping on it at once.
+    let timeUp: @Sendable () -> Void = {
+      ended.signal(.timedOut)
+      body.cancel()
+    }
     let timer = Task {
-      guard (try? await DeadlineSleep.sleep(for: min(timeout, DeadlineSleep.longest), on: clock)) != nil else {
+      guard
+        (try? await DeadlineSleep.sleep(for: min(timeout, DeadlineSleep.longest), on: clock, onWake: timeUp)) != nil
+      else {
         return  // cancelled (the attempt ended first), or a clock that failed: no timeout
       }
-      ended.signal(.timedOut)
+      timeUp()
     }
     // The block's task is cancelled in the handler itself, synchronously: a load started from inside the block
     // supersedes this one, and must see its caller cancelled at once (see `startAwaited`).

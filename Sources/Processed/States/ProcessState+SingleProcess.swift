@@ -3,7 +3,7 @@ extension ProcessState where ProcessKind == SingleProcess {
   ///
   /// ```swift
   /// var save: SingleProcessState = .idle
-  /// save.start()  // .running(SingleProcess(#1))
+  /// save.start()  // .running(SingleProcess(#n)), a fresh process
   /// ```
   public mutating func start() {
     start(SingleProcess())

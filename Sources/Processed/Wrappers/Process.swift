@@ -23,8 +23,9 @@
 /// Writing ``wrappedValue`` cancels a running process, then stores and notifies. When the last copy of the wrapper
 /// goes away, its running process is cancelled.
 ///
-/// > Tip: Foundation also has a type called `Process`. In files that import Foundation, write
-/// > `@Processed.Process`.
+/// > Tip: Foundation also has a class called `Process`. In a file that imports Foundation, `@Process var save` fails
+/// > with "'Process' is ambiguous for type lookup in this context" (and then "type annotation missing in pattern"):
+/// > write `@Processed.Process var save` there.
 @propertyWrapper
 public struct Process<ProcessKind: Equatable & Sendable>: Sendable {
   @usableFromInline
