@@ -1,7 +1,8 @@
 internal import Processed
 
 /// A clock whose time moves only when a test moves it: give it to a load's options, and a test controls every wait
-/// the load makes — its timeout, retry delays, debounce and interrupts — without sleeping on real time.
+/// the load makes — its timeout, retry delays, debounce, interrupts, loading delay and minimum loading time —
+/// without sleeping on real time.
 ///
 /// ```swift
 /// let clock = TestClock()

@@ -1,4 +1,5 @@
-/// Sleeps until a deadline on any clock: every wait a load makes (interrupts, timeouts, retry delays, debounces).
+/// Sleeps until a deadline on any clock: every wait a load makes (interrupts, timeouts, retry delays, debounces,
+/// loading delays, minimum loading times).
 ///
 /// Each wait sleeps until a deadline from a fixed origin, never for a duration from the previous wake-up, and huge
 /// delays are capped at ``longest`` and slept a day at a time, so no clock's arithmetic overflows. See
