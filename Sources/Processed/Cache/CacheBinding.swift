@@ -106,12 +106,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   override func loadMore(_ plan: Any?, options: LoadOptions?, priority: TaskPriority?) -> Task<Void, Never>? {
     guard let host = host(), let entry else { return nil }
     let plan = plan as? LoadPlan<State>
-    switch host.loadMoreStep(hasPlan: plan != nil) {
-    case .nothing:
-      return nil
-    case .join(let ended):
-      return Task(priority: priority) { await LoadJoin.wait(until: ended) }
-    case .start:
+    return host.loadMoreTask(hasPlan: plan != nil, priority: priority) {
       guard let plan else { return nil }
       entry.fetchPage(
         plan, options: PageLoad.options(options, declared: declaredOptions), priority: priority, requestedBy: self)

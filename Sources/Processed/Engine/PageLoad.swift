@@ -88,16 +88,23 @@ extension StateHost {
     if let binding = cacheBinding {
       return binding.loadMore(plan, options: options, priority: priority)
     }
-    switch loadMoreStep(hasPlan: plan != nil) {
-    case .nothing:
-      return nil
-    case .join(let ended):
-      return Task(priority: priority) { await LoadJoin.wait(until: ended) }
-    case .start:
+    return loadMoreTask(hasPlan: plan != nil, priority: priority) {
       guard let plan else { return nil }
       return start(
         plan, silently: true, options: PageLoad.options(options, declared: declaredOptions), priority: priority,
         currentState: currentState, refreshing: true)
+    }
+  }
+
+  /// The task of a `loadMore` call (see ``loadMoreStep(hasPlan:)``): `nil` when it does nothing, a task that ends with
+  /// the `loadMore` it joins, or what `start` starts.
+  func loadMoreTask(
+    hasPlan: Bool, priority: TaskPriority?, starting start: () -> Task<Void, Never>?
+  ) -> Task<Void, Never>? {
+    switch loadMoreStep(hasPlan: hasPlan) {
+    case .nothing: nil
+    case .join(let ended): Task(priority: priority) { await LoadJoin.wait(until: ended) }
+    case .start: start()
     }
   }
 

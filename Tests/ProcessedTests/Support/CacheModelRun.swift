@@ -302,7 +302,7 @@ final class CacheModelRun {
     if !ending.isEmpty {
       let tasks = ending
       ending = []
-      if !(await within { for task in tasks { await task.value } }) {
+      if !(await SafetyLimit.within { for task in tasks { await task.value } }) {
         return fail("the Task of a call whose wait ended did not end")
       }
     }
@@ -370,21 +370,7 @@ final class CacheModelRun {
     }
     guard !failed else { return }
     let tasks = allTasks
-    if !(await within { for task in tasks { await task.value } }) { fail("a call's Task never ended") }
-  }
-
-  /// Runs `body`; `false` if it did not end within the safety limit.
-  private func within(_ body: @escaping @MainActor () async -> Void) async -> Bool {
-    let once = CacheModelOnce()
-    return await withCheckedContinuation { continuation in
-      once.continuation = continuation
-      let limit = SafetyLimit.start(.seconds(10)) { once.resume(false) }
-      Task { @MainActor in
-        await body()
-        limit.cancel()
-        once.resume(true)
-      }
-    }
+    if !(await SafetyLimit.within { for task in tasks { await task.value } }) { fail("a call's Task never ended") }
   }
 
   private func fail(_ what: String) {
@@ -397,16 +383,5 @@ final class CacheModelRun {
       last operations:
       \(trace.joined(separator: "\n"))
       """)
-  }
-}
-
-/// A continuation resumed once, by whichever comes first.
-@MainActor
-private final class CacheModelOnce {
-  var continuation: CheckedContinuation<Bool, Never>?
-
-  func resume(_ value: Bool) {
-    continuation?.resume(returning: value)
-    continuation = nil
   }
 }

@@ -290,7 +290,7 @@ final class MutationModelRun {
     guard !failed, case .ended(let outcome) = model.mutations[id].phase else { return }
     let task = mutationTasks[id]
     var result: Result<Int, any Error>?
-    let ended = await within { result = await task.result }
+    let ended = await SafetyLimit.within { result = await task.result }
     guard ended, let result else { return fail("mutation \(id)'s call did not end") }
     switch (outcome, result) {
     case (.returned, .success(let value)) where value == id: break
@@ -349,7 +349,7 @@ final class MutationModelRun {
     guard !failed else { return }
     let tasks = loadTasks
     let mutations = mutationTasks
-    let ended = await within {
+    let ended = await SafetyLimit.within {
       for task in tasks { await task.value }
       for task in mutations { _ = await task.result }
     }
@@ -362,20 +362,6 @@ final class MutationModelRun {
     fetches.resumeAll()
   }
 
-  /// Runs `body`; `false` if it did not end within the safety limit.
-  private func within(_ body: @escaping @MainActor () async -> Void) async -> Bool {
-    let once = MutationModelOnce()
-    return await withCheckedContinuation { continuation in
-      once.continuation = continuation
-      let limit = SafetyLimit.start(.seconds(10)) { once.resume(false) }
-      Task { @MainActor in
-        await body()
-        limit.cancel()
-        once.resume(true)
-      }
-    }
-  }
-
   private func fail(_ what: String) {
     guard !failed else { return }
     failed = true
@@ -386,17 +372,6 @@ final class MutationModelRun {
       last operations:
       \(trace.joined(separator: "\n"))
       """)
-  }
-}
-
-/// A continuation resumed once, by whichever comes first.
-@MainActor
-private final class MutationModelOnce {
-  var continuation: CheckedContinuation<Bool, Never>?
-
-  func resume(_ value: Bool) {
-    continuation?.resume(returning: value)
-    continuation = nil
   }
 }
 

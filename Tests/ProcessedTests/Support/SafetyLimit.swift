@@ -14,4 +14,31 @@ enum SafetyLimit {
       expire()
     }
   }
+
+  /// Runs `body` and returns `true` when it ends, or `false` once `limit` of real time has passed first (the body then
+  /// runs on; the caller reports the hang instead of hanging).
+  @MainActor
+  static func within(_ limit: Duration = .seconds(10), _ body: @escaping @MainActor () async -> Void) async -> Bool {
+    let once = ResumedOnce()
+    return await withCheckedContinuation { continuation in
+      once.continuation = continuation
+      let expiry = start(limit) { once.resume(false) }
+      Task { @MainActor in
+        await body()
+        expiry.cancel()
+        once.resume(true)
+      }
+    }
+  }
+}
+
+/// A continuation resumed once, by whichever comes first.
+@MainActor
+private final class ResumedOnce {
+  var continuation: CheckedContinuation<Bool, Never>?
+
+  func resume(_ value: Bool) {
+    continuation?.resume(returning: value)
+    continuation = nil
+  }
 }
