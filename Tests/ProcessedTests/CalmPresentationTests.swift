@@ -526,4 +526,51 @@ import Testing
     #expect(history.values == [.loading, .loaded(0)])
     #expect(cache.value(for: CacheKey<Int>("held")) == 1)
   }
+
+  @Test func aLimitedLoadCountsItsDelayFromTheCallWhileItQueues() async throws {
+    let limiter = LoadLimiter(maxConcurrent: 1)
+    let first = PolicyModel()
+    let second = PolicyModel()
+    let history = StateRecorder(second.$results)
+    let gate = Gate()
+    var options = calm(delay: 500)
+    options.limiter = limiter
+    let running: Task<Void, Never> = first.$results.load(options: options) {
+      await gate.wait()
+      return 1
+    }
+    let queued: Task<Void, Never> = second.$results.load(options: options) { 2 }
+    await gate.untilWaiting(1)
+    try await clock.waitForSleepers(2)  // both delays
+    #expect(second.$results.activity.phase == .waiting)
+    clock.advance(by: .milliseconds(500))
+    try await history.wait(forCount: 1)  // still queued after the delay: its spinner shows
+    #expect(history.values == [.loading])
+    gate.open()
+    await running.value
+    await queued.value
+    #expect(history.values == [.loading, .loaded(2)])
+  }
+
+  @Test func aRefreshOfALoadedValueShowsNoSpinnerAndAnEmptyStateWaitsOutTheDelay() async throws {
+    let model = PolicyModel()
+    let history = StateRecorder(model.$results)
+    let options = calm(delay: 300, restoring: true)
+    let first: Task<Void, Never> = model.$results.refresh(options: options) {
+      try await clock.sleep(for: .milliseconds(100))
+      return 1
+    }
+    try await clock.waitForSleepers(2)
+    clock.advance(by: .milliseconds(100))
+    await first.value
+    #expect(history.values == [.loaded(1)])  // from .absent, a refresh is a load: no flash within the delay
+    let second: Task<Void, Never> = model.$results.refresh(options: options) {
+      try await clock.sleep(for: .seconds(5))
+      return 2
+    }
+    try await clock.waitForSleepers(1)  // no delay's wait: a refresh of a value writes no start state
+    model.$results.cancel()
+    await second.value
+    #expect(history.values == [.loaded(1)])  // nothing to write back
+  }
 }

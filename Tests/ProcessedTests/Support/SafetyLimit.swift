@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The one place the test support waits on real time: a safety limit that turns a wait which would hang (a bug) into
 /// a failure. A passing test never reaches it; time that a test is about runs on `TestClock`, and a block that must
 /// be slow waits on a `Gate` or until it is cancelled.
@@ -5,14 +7,11 @@ enum SafetyLimit {
   /// The limit the waits use unless they are given one.
   static let standard = Duration.seconds(30)
 
-  /// Runs `expire` on the main actor once `limit` of real time has passed, unless the returned task is cancelled
+  /// Runs `expire` on the main actor once `limit` of real time has passed, unless the returned deadline is cancelled
   /// first (cancel it when the wait it guards ends).
   @discardableResult
-  static func start(_ limit: Duration = standard, _ expire: @escaping @MainActor () -> Void) -> Task<Void, Never> {
-    Task { @MainActor in
-      guard (try? await Task.sleep(for: limit)) != nil else { return }
-      expire()
-    }
+  static func start(_ limit: Duration = standard, _ expire: @escaping @MainActor () -> Void) -> SafetyDeadline {
+    SafetyDeadline(limit, expire)
   }
 
   /// Runs `body` and returns `true` when it ends, or `false` once `limit` of real time has passed first (the body then
@@ -40,5 +39,36 @@ private final class ResumedOnce {
   func resume(_ value: Bool) {
     continuation?.resume(returning: value)
     continuation = nil
+  }
+}
+
+/// A running safety limit. Cancelling it drops its `expire` closure at once, with whatever that captured (weak
+/// references included): a cancelled limit's task may still be queued when the test process exits, and must not keep
+/// a weak reference's side table alive then (LeakSanitizer reports it as a leak).
+final class SafetyDeadline: Sendable {
+  private let expire: Mutex<(@MainActor () -> Void)?>
+  private let task = Mutex<Task<Void, Never>?>(nil)
+
+  init(_ limit: Duration, _ expire: @escaping @MainActor () -> Void) {
+    self.expire = Mutex(expire)
+    // Strong: a weak reference to the deadline would be the side table the deadline exists to avoid. The cycle
+    // with `task` ends when the task ends or the deadline is cancelled.
+    self.task.withLock {
+      $0 = Task { @MainActor [self] in
+        guard (try? await Task.sleep(for: limit)) != nil else { return }
+        self.fire()
+      }
+    }
+  }
+
+  /// Stops the limit: `expire` never runs.
+  func cancel() {
+    _ = expire.withLock { $0.take() }
+    task.withLock { $0.take() }?.cancel()
+  }
+
+  @MainActor
+  private func fire() {
+    expire.withLock { $0.take() }?()
   }
 }
