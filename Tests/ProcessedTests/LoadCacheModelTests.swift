@@ -93,8 +93,8 @@ final class CacheFetchScript {
   /// Waits until `count` blocks have registered; `false` if that did not happen within the safety limit.
   func untilRegistered(_ count: Int) async -> Bool {
     if registrations.count >= count { return true }
-    let deadline = SafetyLimit.start(.seconds(10)) { [weak self] in
-      guard let self, let waiter = self.registrationWaiter else { return }
+    let deadline = SafetyLimit.start(.seconds(10)) { [self] in
+      guard let waiter = self.registrationWaiter else { return }
       self.registrationWaiter = nil
       waiter.continuation.resume()
     }
@@ -111,8 +111,8 @@ final class CacheFetchScript {
     guard let continuation = registrations[id].continuation else { return false }
     registrations[id].continuation = nil
     timedOut = false
-    let deadline = SafetyLimit.start(.seconds(10)) { [weak self] in
-      guard let self, let waiter = self.returnWaiter else { return }
+    let deadline = SafetyLimit.start(.seconds(10)) { [self] in
+      guard let waiter = self.returnWaiter else { return }
       self.returnWaiter = nil
       self.timedOut = true
       waiter.continuation.resume()

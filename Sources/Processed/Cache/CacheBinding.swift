@@ -14,8 +14,13 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// The state's load that waits for the entry's fetch (its id on the state's tracker), and what ends its block.
   var waitingLoad: UInt64 = 0
   var waitSignal: FirstSignal<Bool>?
-  /// The entry's outcome held back until the state's start state has been on screen its minimum loading time.
-  var hold: Task<Void, Never>?
+  /// The entry's outcome held back until the state's start state has been on screen its minimum loading time, shared
+  /// with the waiting load's block (which waits for it).
+  var heldOutcome: HeldOutcome?
+  var hold: Task<Void, Never>? {
+    get { heldOutcome?.task }
+    set { heldOutcome?.task = newValue }
+  }
 
   /// The options of the state's declaration (a wrapper's), for a call given none.
   var declaredOptions: LoadOptions.Resolved? { nil }
@@ -49,10 +54,12 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   func waitingPlan() -> LoadPlan<State> {
     let signal = FirstSignal<Bool>()
     waitSignal = signal
-    return .load(yielding: { [weak self] _ in
+    let held = HeldOutcome()
+    heldOutcome = held
+    return .load(yielding: { _ in
       await LoadJoin.wait(until: signal)
       // An outcome held for the minimum loading time: the load runs until it is written.
-      if let hold = self?.hold { await hold.value }
+      if let hold = held.task { await hold.value }
     })
   }
 
@@ -78,9 +85,11 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
     {
       // The state's spinner has not been up for its minimum loading time: the outcome is written when it has, by
       // `hold`, which the waiting load's block waits for (the load runs on meanwhile).
-      hold = Task { [weak self, clock = record.clock] in
+      // Holds the binding strongly (a weak reference would give it a side table): until the minimum is over or the
+      // wait is released (`releaseWait` cancels it).
+      hold = Task { [self, clock = record.clock] in
         try? await DeadlineSleep.sleep(for: minimum, after: shownAt, on: clock)
-        guard !Task.isCancelled, let self else { return }
+        guard !Task.isCancelled else { return }
         self.hold = nil
         self.deliver(state)
       }

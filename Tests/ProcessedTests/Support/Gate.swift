@@ -48,8 +48,8 @@ final class Gate {
     if waiters.count == count { return }
     let id = nextWatcherID
     nextWatcherID += 1
-    let deadline = SafetyLimit.start(timeLimit) { [weak self] in
-      guard let self, let index = self.watchers.firstIndex(where: { $0.id == id }) else { return }
+    let deadline = SafetyLimit.start(timeLimit) { [self] in
+      guard let index = self.watchers.firstIndex(where: { $0.id == id }) else { return }
       Issue.record("\(count) waiting at the gate not reached in time", sourceLocation: sourceLocation)
       self.watchers.remove(at: index).continuation.resume()
     }

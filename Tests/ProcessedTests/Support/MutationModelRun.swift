@@ -413,8 +413,8 @@ final class MutationOperationScript {
   /// safety limit.
   func finish(_ id: Int, failing: Bool) async -> Bool {
     if failing { self.failing.insert(id) }
-    let limit = SafetyLimit.start(.seconds(10)) { [weak self] in
-      guard let self, let waiter = self.waiter else { return }
+    let limit = SafetyLimit.start(.seconds(10)) { [self] in
+      guard let waiter = self.waiter else { return }
       self.waiter = nil
       waiter.continuation.resume(returning: false)
     }
@@ -475,8 +475,8 @@ final class MutationFetchScript {
   /// Waits until `count` blocks have registered; `false` if that did not happen within the safety limit.
   func untilRegistered(_ count: Int) async -> Bool {
     if registrations.count >= count { return true }
-    let limit = SafetyLimit.start(.seconds(10)) { [weak self] in
-      guard let self, let waiter = self.registrationWaiter else { return }
+    let limit = SafetyLimit.start(.seconds(10)) { [self] in
+      guard let waiter = self.registrationWaiter else { return }
       self.registrationWaiter = nil
       waiter.continuation.resume()
     }
@@ -489,8 +489,8 @@ final class MutationFetchScript {
   func resume(_ id: Int, with result: Result<[Int], CacheModelFailure>) async -> Bool {
     guard let continuation = registrations[id].continuation else { return false }
     registrations[id].continuation = nil
-    let limit = SafetyLimit.start(.seconds(10)) { [weak self] in
-      guard let self, let waiter = self.returnWaiter else { return }
+    let limit = SafetyLimit.start(.seconds(10)) { [self] in
+      guard let waiter = self.returnWaiter else { return }
       self.returnWaiter = nil
       waiter.continuation.resume(returning: false)
     }

@@ -42,9 +42,10 @@ private final class ResumedOnce {
   }
 }
 
-/// A running safety limit. Cancelling it drops its `expire` closure at once, with whatever that captured (weak
-/// references included): a cancelled limit's task may still be queued when the test process exits, and must not keep
-/// a weak reference's side table alive then (LeakSanitizer reports it as a leak).
+/// A running safety limit. Cancelling it drops its `expire` closure at once, with whatever that captured, so a closure
+/// may capture its object strongly: the object lives on only until the wait ends. (Capture strongly: a weak reference
+/// gives its object a side table whose pointer is stored encoded, which LeakSanitizer reports as leaked when the
+/// object is still alive at exit.)
 final class SafetyDeadline: Sendable {
   private let expire: Mutex<(@MainActor () -> Void)?>
   private let task = Mutex<Task<Void, Never>?>(nil)

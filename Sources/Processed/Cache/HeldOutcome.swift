@@ -1,0 +1,6 @@
+/// The task that writes an entry's outcome held for a waiting state's minimum loading time (see
+/// `CacheBinding.deliver`), shared by the binding and the waiting load's block without a weak reference.
+@MainActor
+final class HeldOutcome {
+  var task: Task<Void, Never>?
+}
