@@ -573,4 +573,23 @@ import Testing
     await second.value
     #expect(history.values == [.loaded(1)])  // nothing to write back
   }
+
+  @Test func aLoadCancelledThroughItsTaskDuringTheDelayNeverShowsItsSpinner() async throws {
+    let model = PolicyModel()
+    model.results = .loaded(1)
+    let history = StateRecorder(model.$results)
+    let gate = Gate()
+    let task: Task<Void, Never> = model.$results.load(options: calm(delay: 100, restoring: true)) {
+      await gate.wait()  // ignores cancellation
+      return 2
+    }
+    await gate.untilWaiting(1)
+    try await clock.waitForSleepers(1)  // the delay
+    task.cancel()
+    clock.advance(by: .seconds(1))
+    gate.open()
+    await task.value
+    #expect(history.values.isEmpty)
+    #expect(model.results == .loaded(1))
+  }
 }

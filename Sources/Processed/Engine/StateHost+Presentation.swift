@@ -36,9 +36,10 @@ extension StateHost {
         guard (try? await DeadlineSleep.sleep(for: delay, after: origin, on: clock)) != nil else { return }
         // A result that arrived at the same instant (woken by the same move of a manual clock) is written alone.
         await Task.yield()
-        // Still current, and no `yield` dropped the record meanwhile.
-        guard let current = host.object, current.mayWrite(id), let record = current.tracker.screen,
-          record.shown == nil
+        // Still current, its task not cancelled (through its `Task` or its `async` caller: it ends when its block
+        // stops), and no `yield` dropped the record meanwhile.
+        guard let current = host.object, current.mayWrite(id), current.tracker.task?.isCancelled != true,
+          let record = current.tracker.screen, record.shown == nil
         else { return }
         current.show(plan.startState, in: record, clock: clock)
       }

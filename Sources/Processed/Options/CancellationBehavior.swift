@@ -17,6 +17,6 @@ public enum CancellationBehavior: Sendable, Equatable {
   case keepState
   /// The state the load's start state replaced is written back, if the state still is that start state and nothing
   /// else was written since. A load that wrote no start state (silent, still within its ``LoadOptions/loadingDelay``,
-  /// or a refresh) writes nothing.
+  /// or a refresh) writes nothing, unless it superseded a load whose start state is still on screen.
   case restorePreviousState
 }

@@ -22,7 +22,8 @@ extension LoadableController {
   ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - priority: The priority of the load's task.
   ///   - block: Fetches the page at the cursor it is given.
-  /// - Returns: The load's task (or the task of the call it joined).
+  /// - Returns: The load's task; for a call that joins a running `loadMore`, a task of its own that ends with it
+  ///   (cancelling it ends only that call).
   @discardableResult
   @inlinable
   public func loadMore<Item, Cursor>(
