@@ -107,8 +107,10 @@ extension ActivityRecord {
 }
 
 extension HostReference: ProgressSink where Host: StateHost {
+  /// A main-actor load's reports are kept when they come from the main actor.
   @usableFromInline
-  func reportProgress(_ progress: LoadProgress, from id: UInt64) {
-    object?.reportProgress(progress, from: id)
+  func reportProgress(_ progress: LoadProgress, from id: UInt64, isolation: isolated (any Actor)?) {
+    guard isolation === MainActor.shared else { return }
+    MainActor.assumeIsolated { object?.reportProgress(progress, from: id) }
   }
 }

@@ -53,11 +53,12 @@ public struct LoadProgress: Sendable, Equatable {
   /// - Parameters:
   ///   - fraction: The fraction done; clamped to `0...1`; `nil` or NaN: indeterminate.
   ///   - message: A line to show beside it.
-  @MainActor
-  public static func report(fraction: Double?, message: String? = nil) {
+  public static func report(
+    fraction: Double?, message: String? = nil, isolation: isolated (any Actor)? = #isolation
+  ) {
     // A load whose task was cancelled can no longer write: its reports are dropped too.
     guard let load = LoadContext.current, !Task.isCancelled else { return }
-    load.sink.reportProgress(LoadProgress(fraction: fraction, message: message), from: load.id)
+    load.sink.reportProgress(LoadProgress(fraction: fraction, message: message), from: load.id, isolation: isolation)
   }
 
   private static func clamped(_ fraction: Double?) -> Double? {
@@ -90,5 +91,6 @@ struct LoadContext: Sendable {
 /// Receives progress reports for the loads of one host.
 @usableFromInline
 protocol ProgressSink: AnyObject, Sendable {
-  @MainActor func reportProgress(_ progress: LoadProgress, from id: UInt64)
+  /// Keeps `progress` for load `id` when the report comes from the load's owner (`isolation`); drops it otherwise.
+  func reportProgress(_ progress: LoadProgress, from id: UInt64, isolation: isolated (any Actor)?)
 }

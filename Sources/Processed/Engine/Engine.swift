@@ -129,13 +129,7 @@ extension StateHost {
   func debounceDelay(_ debounce: Debounce, on clock: any Clock<Duration>) -> Duration? {
     let previous = lastLoadCall
     lastLoadCall = LoadCallMark(clock)
-    switch debounce {
-    case .trailing(let delay):
-      return delay > .zero ? delay : nil
-    case .leading(let delay):
-      guard delay > .zero, let elapsed = previous?.elapsed(on: clock), elapsed < delay else { return nil }
-      return delay
-    }
+    return debounce.delay(after: previous, on: clock)
   }
 
   /// Starts a load for an `async` caller, which then waits with ``AwaitedLoad/wait()`` without holding the host.

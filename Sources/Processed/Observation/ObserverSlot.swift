@@ -39,6 +39,12 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
     return ObservationToken(slot: self, id: add(call))
   }
 
+  /// Registers `call` (an actor-owned state's observer) and returns the token that keeps it registered.
+  @usableFromInline
+  func register(_ call: ObserverCall) -> ObservationToken {
+    ObservationToken(slot: self, id: add(call))
+  }
+
   /// Adds `call` and returns its id; `0` (no observer has it) when the slot is closed, and the token is inert.
   @usableFromInline
   func add(_ call: ObserverCall) -> UInt64 {
@@ -164,6 +170,19 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
   }
 
   // MARK: Notifying
+
+  /// The observers right now and the removal count, for a delivery on an actor other than the main one (see
+  /// `IsolatedStateStorage.deliver`). No notification is counted as begun: a `cancel()` on another thread never waits
+  /// for such a delivery, and a delivery asks the slot before each call once something was removed.
+  @usableFromInline
+  func registeredCalls() -> (calls: SnapshotCalls, epoch: UInt32) {
+    lock()
+    defer { unlock() }
+    let fields = fields
+    if let single = fields.pointee.single { return (.one(single), removals) }
+    if fields.pointee.list.isEmpty { return (.none, removals) }
+    return (.several(fields.pointee.list), removals)
+  }
 
   /// The observers right now (``ObserverSnapshot/none`` when there are none).
   ///

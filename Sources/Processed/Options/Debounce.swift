@@ -41,3 +41,19 @@ public enum OverlapPolicy: Sendable, Equatable {
   /// longer write — it starts as usual.
   case joinRunning
 }
+
+extension Debounce {
+  /// How long a call with this debounce waits before its load starts (`nil`: not at all), given the previous
+  /// debounced call of the state. A zero or negative duration, or a previous call timed on another clock type, never
+  /// waits.
+  @usableFromInline
+  func delay(after previous: LoadCallMark?, on clock: any Clock<Duration>) -> Duration? {
+    switch self {
+    case .trailing(let delay):
+      return delay > .zero ? delay : nil
+    case .leading(let delay):
+      guard delay > .zero, let elapsed = previous?.elapsed(on: clock), elapsed < delay else { return nil }
+      return delay
+    }
+  }
+}

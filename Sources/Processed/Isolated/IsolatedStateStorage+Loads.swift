@@ -1,0 +1,215 @@
+/// The loads of an actor-owned state: start, latest wins, outcomes, cancel and reset — the rules of `StateHost`'s
+/// engine (Engine.swift), for a state whose owner is any actor. See Documentation/IsolatedLoads.md.
+extension IsolatedStateStorage {
+  /// Starts a load described by `plan` on the owner `isolation` and returns its task.
+  ///
+  /// `refreshing`: from a state that holds a value, no start state is written and an ordinary failure keeps the value.
+  @usableFromInline
+  func start(
+    _ plan: IsolatedPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?,
+    refreshing: Bool = false, isolation: isolated (any Actor)
+  ) -> Task<Void, Never> {
+    claim(isolation)
+    var plan = plan
+    var silently = silently
+    if refreshing, state.holdsValue {
+      plan.keepsContent = true
+      silently = true
+    }
+    let resolved = options.map(LoadOptions.Resolved.init) ?? declaredOptions
+    plan.options = resolved
+    if let options = resolved?.options {
+      // A load whose task was cancelled can no longer write: there is nothing to join.
+      if options.overlap == .joinRunning, currentID != 0, task?.isCancelled != true {
+        let ended = FirstSignal<Bool>()
+        waiters.append(ended)
+        return Task(priority: priority) {
+          _ = isolation
+          await LoadJoin.wait(until: ended)
+        }
+      }
+      if let debounce = options.debounce {
+        let previous = lastLoadCall
+        lastLoadCall = LoadCallMark(options.clock)
+        if let delay = debounce.delay(after: previous, on: options.clock) {
+          plan.debounce = delay
+          plan.debounceOrigin = lastLoadCall
+          plan.silently = silently
+          return launch(plan, writingStartState: false, priority: priority, isolation: isolation)
+        }
+        return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
+      }
+    }
+    if lastLoadCall != nil { lastLoadCall = LoadCallMark(plan.clock) }
+    return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
+  }
+
+  /// Supersedes the current load and starts `plan` as the new current load: a fresh id, its task, then the start
+  /// state (when `writingStartState`, unless the state already is exactly that).
+  @usableFromInline
+  func launch(
+    _ plan: IsolatedPlan<State>, writingStartState: Bool, priority: TaskPriority?, isolation: isolated (any Actor)
+  ) -> Task<Void, Never> {
+    clear()?.cancel()
+    var plan = plan
+    // A limited load queues when it is called (a debounced one once its debounce is over).
+    if plan.debounce == nil, let limiter = plan.options?.options.limiter {
+      let ticket = limiter.reserve()
+      plan.ticket = ticket
+      reservation = (limiter, ticket)
+    }
+    lastID &+= 1
+    let id = lastID
+    let launched = plan
+    // Isolated to the owner (it uses `isolation`), so it runs there and may hold this storage.
+    let task = Task(priority: priority) {
+      await self.execute(launched, id: id, isolation: isolation)
+    }
+    currentID = id
+    self.task = task
+    phase = nil
+    progress = nil
+    if plan.debounce != nil || plan.options?.options.limiter != nil {
+      phase = LoadPhases.firstActivity(debounce: plan.debounce, usesLimiter: plan.options?.options.limiter != nil)
+    }
+    if writingStartState, !state.isAlready(plan.startState) {
+      store(plan.startState)
+    }
+    publishActivity()
+    return task
+  }
+
+  /// Starts a load for an `async` caller and returns what the caller waits for: a signal sent when the load stops
+  /// being current (it ended, or was superseded, cancelled or reset), and the load's task.
+  ///
+  /// The caller's own task cancelled by this start (a nested load supersedes its caller) is not forwarded.
+  @usableFromInline
+  func startAwaited(
+    _ plan: IsolatedPlan<State>, silently: Bool, options: LoadOptions?, refreshing: Bool = false,
+    isolation: isolated (any Actor)
+  ) -> IsolatedAwaitedLoad {
+    let callerWasCancelled = Task.isCancelled
+    let task = start(
+      plan, silently: silently, options: options, priority: nil, refreshing: refreshing, isolation: isolation)
+    let ended = FirstSignal<Bool>()
+    if currentID != 0 { waiters.append(ended) } else { ended.signal(true) }
+    return IsolatedAwaitedLoad(
+      task: task, ended: ended, forwardsCancellation: callerWasCancelled || !Task.isCancelled)
+  }
+
+  /// Forgets the current load and returns its task (which the caller may cancel). Calls waiting for it return now.
+  @usableFromInline
+  func clear() -> Task<Void, Never>? {
+    let task = self.task
+    currentID = 0
+    self.task = nil
+    if !waiters.isEmpty {
+      let ended = waiters
+      waiters = []
+      for waiter in ended { waiter.signal(true) }
+    }
+    if let reservation {
+      self.reservation = nil
+      reservation.limiter.withdraw(reservation.ticket)
+    }
+    phase = nil
+    progress = nil
+    return task
+  }
+
+  /// Cancels the current load, if any. The state stays as it is.
+  @usableFromInline
+  func cancelLoad() {
+    guard currentID != 0 else { return }
+    clear()?.cancel()
+    publishActivity()
+  }
+
+  /// Cancels the current load and writes the reset state (`.absent`, `.idle`) unless the state already is that.
+  @usableFromInline
+  func resetState() {
+    keepError(nil)
+    cancelLoad()
+    if !state.isResetState { store(State.resetState) }
+    publishActivity()
+  }
+
+  /// A manual write: cancels the current load, then stores and notifies.
+  @usableFromInline
+  func overwrite(_ new: State) {
+    cancelLoad()
+    store(new)
+  }
+
+  /// Whether the load `id` may still write: it is current and the task running this code is not cancelled.
+  @usableFromInline
+  func mayWrite(_ id: UInt64) -> Bool {
+    currentID == id && !Task.isCancelled
+  }
+
+  /// Ends load `id` with `outcome`, if it may still write; otherwise only drops it if it is current.
+  @usableFromInline
+  func finish(_ id: UInt64, with outcome: LoadOutcome<State>, keepingContent: Bool) {
+    guard currentID == id else { return }
+    guard !Task.isCancelled else {
+      cancelLoad()
+      return
+    }
+    switch outcome {
+    case .write(let new):
+      // The error kept beside the state: a failed refresh's; a success clears it; an ordinary failure (which the
+      // state shows) leaves it as it was.
+      let error = new.failureError
+      if keepingContent, let error {
+        keepError(error)
+      } else if error == nil {
+        keepError(nil)
+      }
+      _ = clear()
+      if !keepingContent || error == nil { store(new) }
+      publishActivity()
+    case .done:
+      keepError(nil)
+      _ = clear()
+      publishActivity()
+    case .cancel:
+      cancelLoad()
+    case .reset:
+      resetState()
+    }
+  }
+}
+
+/// A load an `async` caller of an actor-owned state waits for: it holds the load's task and its end signal, never the
+/// storage.
+@usableFromInline
+struct IsolatedAwaitedLoad: Sendable {
+  @usableFromInline let task: Task<Void, Never>
+  @usableFromInline let ended: FirstSignal<Bool>
+  @usableFromInline let forwardsCancellation: Bool
+
+  @usableFromInline
+  init(task: Task<Void, Never>, ended: FirstSignal<Bool>, forwardsCancellation: Bool) {
+    self.task = task
+    self.ended = ended
+    self.forwardsCancellation = forwardsCancellation
+  }
+
+  /// Returns when the load stops being current. Cancelling the calling task cancels the load, and returns at once,
+  /// without waiting for a block that ignores cancellation.
+  @usableFromInline
+  func wait(isolation: isolated (any Actor)) async {
+    guard forwardsCancellation else {
+      _ = await ended.wait()
+      return
+    }
+    let task = task
+    let ended = ended
+    await withTaskCancellationHandler {
+      _ = await ended.wait()
+    } onCancel: {
+      task.cancel()
+      ended.signal(false)
+    }
+  }
+}

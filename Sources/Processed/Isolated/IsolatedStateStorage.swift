@@ -1,0 +1,249 @@
+import CProcessedAtomics
+
+/// The storage of an ``IsolatedLoadable`` or ``IsolatedProcess``: the state, its current load, its observers, and the
+/// actor that owns it.
+///
+/// Not `Sendable`: it lives in its owner's region, and every access runs on that actor — the owner's own code, and the
+/// tasks of its loads, which are isolated to the same actor (they capture its `isolation` parameter). The first call
+/// that takes `isolation:` pins the storage to that actor instance; every later call checks it (``claim(_:)``).
+///
+/// A running load's task holds the storage and the actor strongly; the storage holds the actor weakly. See
+/// Documentation/IsolatedLoads.md.
+@usableFromInline
+final class IsolatedStateStorage<State: ManagedState & Sendable> {
+  @usableFromInline var state: State
+  /// The last state that held a value, while the state holds none (`lastValue`).
+  @usableFromInline var keptState: State?
+  /// The declaration's options (`@IsolatedLoadable(options:)`); `nil`: `LoadOptions.default`.
+  @usableFromInline let declaredOptions: LoadOptions.Resolved?
+  /// What the wrapper is called in failure messages (`IsolatedLoadable<[Post]>`).
+  @usableFromInline let kind: String
+
+  // MARK: The owner
+
+  /// The actor the state is pinned to; `nil` until the first call that takes `isolation:`.
+  @usableFromInline var ownerID: ObjectIdentifier?
+  @usableFromInline weak var owner: (any Actor)?
+  @usableFromInline var ownerName = ""
+
+  // MARK: The current load
+
+  /// The current load's id (`0`: none). Ids grow per storage and are never reused, so a stale load can tell.
+  @usableFromInline var currentID: UInt64 = 0
+  @usableFromInline var lastID: UInt64 = 0
+  @usableFromInline var task: Task<Void, Never>?
+  /// Calls waiting for the current load to stop: `async` callers and `.joinRunning` joiners.
+  @usableFromInline var waiters: [FirstSignal<Bool>] = []
+  /// The current load's place in its limiter's queue, until its task claims it.
+  @usableFromInline var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
+  /// When the last debounced call was made (what a `.leading` debounce compares with).
+  @usableFromInline var lastLoadCall: LoadCallMark?
+
+  // MARK: Activity
+
+  /// The current load's phase; `nil`: derived (running attempt 1 while a load runs).
+  @usableFromInline var phase: LoadActivity.Phase?
+  @usableFromInline var progress: LoadProgress?
+  /// The error kept beside the state (a retried attempt's, a failed refresh's).
+  @usableFromInline var lastError: (any Error)?
+  /// The activity last delivered to activity observers.
+  @usableFromInline var publishedActivity = LoadActivity()
+
+  // MARK: Observers
+
+  /// The state's observers and the activity's, made on first use. The slots give tokens a thread-safe `cancel()`;
+  /// delivery is this storage's own, on the owner (see ``deliver(_:to:)``).
+  @usableFromInline var stateSlot: ObserverSlot?
+  @usableFromInline var activitySlot: ObserverSlot?
+  /// Whether changes are being delivered, and the deliveries of changes made meanwhile, which wait their turn.
+  @usableFromInline var isDelivering = false
+  @usableFromInline var pending: [() -> Void] = []
+
+  @usableFromInline
+  init(_ state: State, options: LoadOptions?, kind: String) {
+    self.state = state
+    declaredOptions = options.map(LoadOptions.Resolved.init)
+    self.kind = kind
+  }
+
+  deinit {
+    // No load runs (a running load's task holds the storage). Closing the slots ends `states` sequences.
+    for ended in waiters { ended.signal(true) }
+    stateSlot?.close()
+    activitySlot?.close()
+  }
+
+  // MARK: Pinning
+
+  /// Pins the storage to `isolation` on first use; afterwards stops with a message naming both actors when
+  /// `isolation` is another actor instance (also one on the same executor).
+  @inlinable @inline(__always)
+  func claim(_ isolation: isolated (any Actor)) {
+    let id = ObjectIdentifier(isolation)
+    if ownerID == id { return }
+    claimSlowly(isolation)
+  }
+
+  @usableFromInline
+  func claimSlowly(_ isolation: isolated (any Actor)) {
+    let id = ObjectIdentifier(isolation)
+    guard let ownerID else {
+      self.ownerID = id
+      owner = isolation
+      ownerName = Self.describe(isolation)
+      return
+    }
+    preconditionFailure(
+      "Processed: this \(kind) belongs to \(ownerName) and was used from \(Self.describe(isolation)); "
+        + "an actor-owned state is used only by the actor that first used it (\(ownerID) ≠ \(id))")
+  }
+
+  /// Stops with a message naming the owner when the caller of a property (`wrappedValue`, `states`, `activity`,
+  /// `lastValue`) does not run on the owner's executor. Before the state is pinned, anyone may read and write it.
+  @inlinable @inline(__always)
+  func checkOwner() {
+    guard ownerID != nil, let owner else { return }
+    owner.preconditionIsolated(
+      "Processed: this \(kind) belongs to \(ownerName) and was used from another isolation")
+  }
+
+  static func describe(_ actor: any Actor) -> String {
+    "\(type(of: actor)) (\(ObjectIdentifier(actor)))"
+  }
+
+  // MARK: Writing and observing
+
+  /// Stores `new` and notifies the state's observers, keeping the last value up to date.
+  @usableFromInline
+  func store(_ new: State) {
+    State.keepLastValue(&keptState, replacing: state, with: new)
+    state = new
+    if let stateSlot { deliver(new, to: stateSlot) }
+  }
+
+  /// Delivers `value` to the observers `slot` has now: at once, or after the delivery in progress (a change made by
+  /// an observer waits until every observer has seen the change before it).
+  @usableFromInline
+  func deliver<Value>(_ value: Value, to slot: ObserverSlot) {
+    guard processed_slot_has_observers(slot.sync) else { return }
+    let (calls, epoch) = slot.registeredCalls()
+    if isDelivering {
+      pending.append { Self.call(calls, epoch: epoch, of: slot, with: value) }
+      return
+    }
+    isDelivering = true
+    Self.call(calls, epoch: epoch, of: slot, with: value)
+    while !pending.isEmpty { pending.removeFirst()() }
+    isDelivering = false
+  }
+
+  /// Calls each observer in `calls` that is still registered.
+  @usableFromInline
+  static func call<Value>(_ calls: SnapshotCalls, epoch: UInt32, of slot: ObserverSlot, with value: Value) {
+    switch calls {
+    case .none:
+      break
+    case .one(let call):
+      if slot.removals == epoch || slot.isRegistered(call.id) {
+        unsafeDowncast(call, to: IsolatedObserverCall<Value>.self).handler(value)
+      }
+    case .several(let list):
+      for call in list where slot.removals == epoch || slot.isRegistered(call.id) {
+        unsafeDowncast(call, to: IsolatedObserverCall<Value>.self).handler(value)
+      }
+    }
+  }
+
+  /// Registers an observer of the state.
+  @usableFromInline
+  func observe(onRegistryEnd: (@Sendable () -> Void)? = nil, _ onChange: @escaping (State) -> Void)
+    -> ObservationToken
+  {
+    let slot = stateSlot ?? ObserverSlot.make()
+    stateSlot = slot
+    return slot.register(IsolatedObserverCall(onChange, onRegistryEnd: onRegistryEnd))
+  }
+
+  /// The current state, then every later change, in order, never dropped or coalesced; ends when the storage goes
+  /// away.
+  @usableFromInline
+  func states() -> AsyncStream<State> {
+    let (stream, continuation) = AsyncStream<State>.makeStream()
+    continuation.yield(state)
+    let token = observe(onRegistryEnd: { continuation.finish() }) { state in
+      continuation.yield(state)
+    }
+    continuation.onTermination = { _ in token.cancel() }
+    return stream
+  }
+
+  // MARK: Activity
+
+  /// The activity of the state now.
+  @usableFromInline
+  var activity: LoadActivity {
+    let isRunning = currentID != 0
+    return LoadActivity(
+      phase: isRunning ? (phase ?? .running(attempt: 1)) : .idle, progress: isRunning ? progress : nil,
+      lastError: lastError)
+  }
+
+  /// Delivers the activity to its observers if it changed since the last delivery.
+  @usableFromInline
+  func publishActivity() {
+    guard let activitySlot else { return }
+    let now = activity
+    guard now != publishedActivity else { return }
+    publishedActivity = now
+    deliver(now, to: activitySlot)
+  }
+
+  /// Registers an observer of the activity.
+  @usableFromInline
+  func observeActivity(_ onChange: @escaping (LoadActivity) -> Void) -> ObservationToken {
+    let slot = activitySlot ?? ObserverSlot.make()
+    if activitySlot == nil {
+      activitySlot = slot
+      publishedActivity = activity
+    }
+    return slot.register(IsolatedObserverCall(onChange, onRegistryEnd: nil))
+  }
+
+  /// The current load entered `phase`.
+  @usableFromInline
+  func enter(_ phase: LoadActivity.Phase) {
+    self.phase = phase
+    publishActivity()
+  }
+
+  /// Keeps `error` beside the state (`nil` clears it).
+  @usableFromInline
+  func keepError(_ error: (any Error)?) {
+    lastError = error
+  }
+
+  /// A progress report of load `id`: kept when that load is current.
+  @usableFromInline
+  func reportProgress(_ progress: LoadProgress, from id: UInt64) {
+    guard currentID == id else { return }
+    self.progress = progress
+    publishActivity()
+  }
+}
+
+/// An observer of an actor-owned state: its handler is not `Sendable` and is only called on the owning actor.
+@usableFromInline
+final class IsolatedObserverCall<Value>: ObserverCall {
+  @usableFromInline let handler: (Value) -> Void
+  @usableFromInline let onRegistryEnd: (@Sendable () -> Void)?
+
+  @usableFromInline
+  init(_ handler: @escaping (Value) -> Void, onRegistryEnd: (@Sendable () -> Void)?) {
+    self.handler = handler
+    self.onRegistryEnd = onRegistryEnd
+    super.init()
+  }
+
+  @usableFromInline
+  override func registryDidEnd() { onRegistryEnd?() }
+}
