@@ -58,7 +58,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Value
+    block: nonisolated(nonsending) @escaping () async throws -> Value
   ) -> Task<Void, Never> {
     storage.start(
       .load(returning: block), silently: silently, options: options, priority: priority, isolation: isolation)
@@ -86,7 +86,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
+    block: nonisolated(nonsending) @escaping (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) -> Task<Void, Never> {
     storage.start(
       .load(yielding: block), silently: silently, options: options, priority: priority, isolation: isolation)
@@ -119,7 +119,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Value,
+    block: nonisolated(nonsending) @escaping () async throws -> Value,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     storage.start(
@@ -153,7 +153,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
+    block: nonisolated(nonsending) @escaping (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     storage.start(
@@ -180,7 +180,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Value
+    block: nonisolated(nonsending) @escaping () async throws -> Value
   ) -> Task<Void, Never> {
     storage.start(
       .load(returning: block), silently: false, options: options, priority: priority, refreshing: true,
@@ -205,7 +205,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
     silently: Bool = false,
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Value
+    block: nonisolated(nonsending) @escaping () async throws -> Value
   ) async {
     await storage.startAwaited(.load(returning: block), silently: silently, options: options, isolation: isolation)
       .wait(isolation: isolation)
@@ -226,7 +226,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
     silently: Bool = false,
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
+    block: nonisolated(nonsending) @escaping (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) async {
     await storage.startAwaited(.load(yielding: block), silently: silently, options: options, isolation: isolation)
       .wait(isolation: isolation)
@@ -254,7 +254,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
     options: LoadOptions? = nil,
     interrupts: [Duration],
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Value,
+    block: nonisolated(nonsending) @escaping () async throws -> Value,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await storage.startAwaited(
@@ -285,7 +285,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
     options: LoadOptions? = nil,
     interrupts: [Duration],
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
+    block: nonisolated(nonsending) @escaping (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await storage.startAwaited(
@@ -308,7 +308,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   public func refresh(
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Value
+    block: nonisolated(nonsending) @escaping () async throws -> Value
   ) async {
     await storage.startAwaited(
       .load(returning: block), silently: false, options: options, refreshing: true, isolation: isolation

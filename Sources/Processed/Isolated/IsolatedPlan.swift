@@ -4,14 +4,20 @@
 /// ever called there, by the load's task, which runs on that actor.
 @usableFromInline
 struct IsolatedPlan<State: ManagedState> {
+  /// The block types: `nonisolated(nonsending)`, so that a block runs on the executor of its caller — the load's task,
+  /// isolated to the owner — also when the closure captures nothing of the actor.
+  @usableFromInline typealias Returning = nonisolated(nonsending) () async throws -> State.LoadedValue
+  @usableFromInline typealias Finishing = nonisolated(nonsending) () async throws -> Void
+  @usableFromInline typealias Yielding = nonisolated(nonsending) (_ yield: (State) -> Void) async throws -> Void
+
   @usableFromInline
   enum Work {
     /// A block that returns the loaded value (`LoadableState`).
-    case returning(() async throws -> State.LoadedValue)
+    case returning(Returning)
     /// A block that returns nothing (a process).
-    case finishing(() async throws -> Void)
+    case finishing(Finishing)
     /// A block that writes states through `yield`.
-    case yielding((_ yield: (State) -> Void) async throws -> Void)
+    case yielding(Yielding)
   }
 
   /// The state written when the load starts (`.loading`, `.running(kind)`).
@@ -67,19 +73,23 @@ struct IsolatedPlan<State: ManagedState> {
 
 extension IsolatedPlan {
   @usableFromInline
-  static func load<Value>(returning block: @escaping () async throws -> Value) -> Self
+  static func load<Value>(returning block: nonisolated(nonsending) @escaping () async throws -> Value) -> Self
   where State == LoadableState<Value> {
     IsolatedPlan(startState: .loading, work: .returning(block))
   }
 
   @usableFromInline
-  static func load<Value>(yielding block: @escaping (_ yield: (State) -> Void) async throws -> Void) -> Self
+  static func load<Value>(
+    yielding block: nonisolated(nonsending) @escaping (_ yield: (State) -> Void) async throws -> Void
+  ) -> Self
   where State == LoadableState<Value> {
     IsolatedPlan(startState: .loading, work: .yielding(block))
   }
 
   @usableFromInline
-  static func run<Kind: Equatable & Sendable>(_ process: Kind, _ block: @escaping () async throws -> Void) -> Self
+  static func run<Kind: Equatable & Sendable>(
+    _ process: Kind, _ block: nonisolated(nonsending) @escaping () async throws -> Void
+  ) -> Self
   where State == ProcessState<Kind> {
     IsolatedPlan(startState: .running(process), work: .finishing(block))
   }

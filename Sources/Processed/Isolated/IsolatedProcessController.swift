@@ -55,7 +55,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Void
+    block: nonisolated(nonsending) @escaping () async throws -> Void
   ) -> Task<Void, Never> {
     storage.start(
       .run(process, block), silently: silently, options: options, priority: priority, isolation: isolation)
@@ -89,7 +89,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Void,
+    block: nonisolated(nonsending) @escaping () async throws -> Void,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     storage.start(
@@ -117,7 +117,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
     silently: Bool = false,
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Void
+    block: nonisolated(nonsending) @escaping () async throws -> Void
   ) async {
     await storage.startAwaited(.run(process, block), silently: silently, options: options, isolation: isolation)
       .wait(isolation: isolation)
@@ -147,7 +147,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
     options: LoadOptions? = nil,
     interrupts: [Duration],
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Void,
+    block: nonisolated(nonsending) @escaping () async throws -> Void,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await storage.startAwaited(
@@ -261,7 +261,7 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Void
+    block: nonisolated(nonsending) @escaping () async throws -> Void
   ) -> Task<Void, Never> {
     run(SingleProcess(), silently: silently, options: options, priority: priority, isolation: isolation, block: block)
   }
@@ -288,7 +288,7 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
     interrupts: [Duration],
     priority: TaskPriority? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Void,
+    block: nonisolated(nonsending) @escaping () async throws -> Void,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) -> Task<Void, Never> {
     run(
@@ -311,7 +311,7 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
     silently: Bool = false,
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Void
+    block: nonisolated(nonsending) @escaping () async throws -> Void
   ) async {
     await run(SingleProcess(), silently: silently, options: options, isolation: isolation, block: block)
   }
@@ -334,7 +334,7 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
     options: LoadOptions? = nil,
     interrupts: [Duration],
     isolation: isolated (any Actor) = #isolation,
-    block: @escaping () async throws -> Void,
+    block: nonisolated(nonsending) @escaping () async throws -> Void,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) async {
     await run(

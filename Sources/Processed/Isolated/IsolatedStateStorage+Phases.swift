@@ -7,14 +7,13 @@ extension IsolatedStateStorage {
   /// The body of a load's task, on the owner.
   @usableFromInline
   func execute(_ plan: IsolatedPlan<State>, id: UInt64, isolation: isolated (any Actor)) async {
-    let reference = OwnedStorageReference(self, owner: isolation)
-    await LoadContext.binding.withValue(LoadContext(id: id, sink: reference)) {
+    await LoadContext.binding.withValue(LoadContext(id: id, sink: OwnedStorageReference(self, owner: isolation))) {
       let outcome: LoadOutcome<State>
       if plan.needsPhases {
-        outcome = await runPhases(plan, id: id, reference: reference, isolation: isolation)
+        outcome = await runPhases(plan, id: id, isolation: isolation)
       } else {
         var thrown: (any Error)?
-        outcome = await runBody(plan, id: id, reference: reference, thrown: &thrown, isolation: isolation)
+        outcome = await runBody(plan, id: id, thrown: &thrown, isolation: isolation)
       }
       finish(id, with: outcome, keepingContent: plan.keepsContent)
     }
@@ -23,7 +22,7 @@ extension IsolatedStateStorage {
   /// Runs the block once. `thrown` receives the error it threw, if any.
   @usableFromInline
   func runBody(
-    _ plan: IsolatedPlan<State>, id: UInt64, reference: OwnedStorageReference<State>, thrown: inout (any Error)?,
+    _ plan: IsolatedPlan<State>, id: UInt64, thrown: inout (any Error)?,
     isolation: isolated (any Actor)
   ) async -> LoadOutcome<State> {
     do {
@@ -35,7 +34,9 @@ extension IsolatedStateStorage {
         return State.finished(startedAs: plan.startState).map(LoadOutcome.write) ?? .done
       case .yielding(let block):
         // Called by the block, on the owner: each yield writes while the load may still write.
-        try await block { state in reference.yield(state, from: id) }
+        try await block { state in
+          if self.mayWrite(id) { self.store(state) }
+        }
         return .done
       }
     } catch {
@@ -47,7 +48,7 @@ extension IsolatedStateStorage {
   /// The phase driver, for a load with options or interrupts.
   @usableFromInline
   func runPhases(
-    _ plan: IsolatedPlan<State>, id: UInt64, reference: OwnedStorageReference<State>, isolation: isolated (any Actor)
+    _ plan: IsolatedPlan<State>, id: UInt64, isolation: isolated (any Actor)
   ) async -> LoadOutcome<State> {
     let options = plan.options?.options
     var phases = LoadPhases(retry: options?.retry ?? .never, usesLimiter: options?.limiter != nil)
@@ -71,7 +72,7 @@ extension IsolatedStateStorage {
           enter(phases.activity, id: id)
           var thrown: (any Error)?
           let outcome = await runAttempt(
-            plan, id: id, reference: reference, holding: options?.limiter, thrown: &thrown, isolation: isolation)
+            plan, id: id, holding: options?.limiter, thrown: &thrown, isolation: isolation)
           next = phases.attemptEnded(outcome, thrown: thrown, using: &generator)
           if case .retry = next {
             if currentID == id, let thrown { keepError(thrown) }
@@ -152,11 +153,11 @@ extension IsolatedStateStorage {
   /// the attempt holds, given back when the block returns.
   @usableFromInline
   func runAttempt(
-    _ plan: IsolatedPlan<State>, id: UInt64, reference: OwnedStorageReference<State>, holding permit: LoadLimiter?,
+    _ plan: IsolatedPlan<State>, id: UInt64, holding permit: LoadLimiter?,
     thrown: inout (any Error)?, isolation: isolated (any Actor)
   ) async -> LoadOutcome<State> {
     guard let timeout = plan.options?.options.timeout else {
-      let outcome = await runBody(plan, id: id, reference: reference, thrown: &thrown, isolation: isolation)
+      let outcome = await runBody(plan, id: id, thrown: &thrown, isolation: isolation)
       permit?.release()
       return outcome
     }
@@ -173,7 +174,7 @@ extension IsolatedStateStorage {
         Task.isCancelled
         ? .done
         : await self.runBody(
-          plan, id: id, reference: reference, thrown: &thrown, isolation: isolation)
+          plan, id: id, thrown: &thrown, isolation: isolation)
       permit?.release()
       ended.signal(.returned)
       return AttemptResult(outcome: outcome, thrown: thrown)
