@@ -212,3 +212,18 @@ extension Actor {
     await body(self)
   }
 }
+
+@Suite struct IsolatedLifetimeTests {
+  @Test func aRunningLoadKeepsItsActorAliveUntilItEnds() async {
+    let gate = ActorGate()
+    var owner: FeedOwner? = FeedOwner()
+    weak let released = owner
+    let task = await owner!.startLoad(1, after: gate)
+    await gate.untilWaiting(1)
+    owner = nil
+    #expect(released != nil)  // the load's task holds it
+    gate.open()
+    await task.value
+    #expect(released == nil)
+  }
+}

@@ -21,9 +21,10 @@
 ///
 /// Every rule of ``Loadable`` holds: the latest load wins, `cancel()` and `reset()` stop a load at once, options,
 /// interrupts, activity, observers and `states` work the same. A state belongs to the actor that first uses it through
-/// a method of its controller (its first `load`, `observe`, `cancel`, …); using it from another actor afterwards stops
-/// the program with a message that names both. Before that — in the actor's `init`, say — ``wrappedValue`` may be read
-/// and written anywhere. The wrapper and its controller are not `Sendable`, so the compiler keeps them inside their
+/// a method of its controller (its first `load`, `observe`, `cancel`, …); a method called from another actor instance
+/// afterwards stops the program with a message that names both, and a property (``wrappedValue``, `state`, `states`,
+/// `activity`, `lastValue`) read off the owner's executor stops it through the runtime's executor check, which names the
+/// owner. Before that first call — in the actor's `init`, say — ``wrappedValue`` may be read and written anywhere. The wrapper and its controller are not `Sendable`, so the compiler keeps them inside their
 /// actor.
 ///
 /// Not supported here (main-actor only for now): ``LoadCache`` bindings, `loadMore`, and the calm-presentation options

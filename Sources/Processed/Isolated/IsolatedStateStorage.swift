@@ -98,8 +98,10 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
         + "an actor-owned state is used only by the actor that first used it (\(ownerID) ≠ \(id))")
   }
 
-  /// Stops with a message naming the owner when the caller of a property (`wrappedValue`, `states`, `activity`,
-  /// `lastValue`) does not run on the owner's executor. Before the state is pinned, anyone may read and write it.
+  /// Stops the program when the caller of a property (`wrappedValue`, `state`, `states`, `activity`, `lastValue`) does
+  /// not run on the owner's executor. A property cannot know its caller's isolation, so the check is the runtime's
+  /// (Swift 6.3 on Linux prints "Incorrect actor executor assumption; expected '<Owner>' executor" and not this
+  /// message). Before the state is pinned, or once its owner is gone, anyone may read and write it.
   @inlinable @inline(__always)
   func checkOwner() {
     guard ownerID != nil, let owner else { return }
