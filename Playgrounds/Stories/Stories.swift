@@ -1,5 +1,6 @@
 // The stories of the original Processed README, told as state histories, then the load policies (debounce,
-// .joinRunning, a limiter) and a screen drawn from state and activity: `swift run Stories`.
+// .joinRunning, a limiter), a screen drawn from state and activity, a shared cache, a paged feed and a state owned by
+// an actor: `swift run Stories`.
 //
 // Each story records every state a UI would see — with `$x.observe { … }` or `model.observe(\.x) { … }` — and
 // prints the history when it ends. The "network" is a few short sleeps, so the whole tour takes well under a second.
@@ -66,6 +67,7 @@ struct Stories {
     await feedScreen()
     await sharedProfile()
     await infiniteFeed()
+    await actorConfig()
   }
 
   // 1. `@Loadable`: a load goes .absent → .loading → .loaded; a failing one ends in .error.

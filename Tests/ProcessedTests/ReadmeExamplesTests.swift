@@ -98,6 +98,22 @@ final class ReadmeFeedViewModel {
   }
 }
 
+actor ReadmeConfigStore {
+  @IsolatedLoadable var config: LoadableState<[String: String]> = .absent
+  private var fetches = 0
+
+  func refresh() async {
+    await $config.refresh(options: LoadOptions(retry: .standard, timeout: .seconds(5))) {
+      self.fetches += 1  // the actor's own state: no `await`, nothing `Sendable`
+      return ["mode": "fast"]  // your request here
+    }
+  }
+
+  func value(for key: String) -> String? { $config.lastValue?[key] }
+
+  var fetchCount: Int { fetches }  // not in the README
+}
+
 @MainActor
 @Suite struct ReadmeExamplesTests {
   /// "A load": the README's `main.swift`, with `print` replaced by collecting what it would print.
@@ -210,6 +226,17 @@ final class ReadmeFeedViewModel {
     await first.value
     await second.value
     #expect(model.saving.hasFinished)
+  }
+
+  /// "Loads owned by an actor": the README's lines, with `print` replaced by what it would print.
+  @Test func loadsOwnedByAnActor() async {
+    let store = ReadmeConfigStore()
+    #expect(await store.value(for: "mode") == nil)
+    await store.refresh()
+    #expect(await store.value(for: "mode") ?? "not loaded" == "fast")
+    await store.refresh()  // a refresh of a loaded value: no `.loading`, the value stays readable
+    #expect(await store.config == .loaded(["mode": "fast"]))
+    #expect(await store.fetchCount == 2)
   }
 
   /// "Sharing a value between screens": the second screen shows the fresh value without a request; invalidating the

@@ -34,8 +34,8 @@ public struct LoadActivity: Sendable, Equatable {
 
   /// Where the load is.
   public var phase: Phase
-  /// The running load's last reported progress (``LoadProgress/report(fraction:message:)``); cleared when the load
-  /// ends.
+  /// The running load's last reported progress (``LoadProgress/report(fraction:message:isolation:)``); cleared when
+  /// the load ends.
   public var progress: LoadProgress?
   /// The error of the last failed attempt while the load retries (and, once retries run out, of the attempt that
   /// failed last — the one the state shows), or of a failed refresh (which keeps the loaded value on screen).

@@ -33,9 +33,14 @@ public struct LoadProgress: Sendable, Equatable {
     self.message = message
   }
 
-  /// Reports the progress of the load whose block is running this code (or code it awaits that inherits its task's
-  /// context: `async` functions it calls, `Task { }` it starts). The load's ``LoadActivity/progress`` becomes this
-  /// value and `observeActivity` observers hear of it.
+  /// Reports the progress of the load whose block is running this code (or code that inherits its task's context:
+  /// functions it calls, `Task { }` it starts). The load's ``LoadActivity/progress`` becomes this value and
+  /// `observeActivity` observers hear of it.
+  ///
+  /// It works from the load's owner: the main actor for `@Loadable`, `@Process`, ``LoadableSupport`` and
+  /// ``ProcessSupport``; the owning actor for `@IsolatedLoadable` and `@IsolatedProcess`. `isolation` is the caller's,
+  /// and a report made from another isolation, or from none (a nonisolated `async` function the block awaits, say),
+  /// is dropped: report from the block, or from code isolated to the same actor.
   ///
   /// ```swift
   /// $feed.load {
@@ -53,6 +58,7 @@ public struct LoadProgress: Sendable, Equatable {
   /// - Parameters:
   ///   - fraction: The fraction done; clamped to `0...1`; `nil` or NaN: indeterminate.
   ///   - message: A line to show beside it.
+  ///   - isolation: Where the report is made; the default is the caller's isolation. Only the load's owner's counts.
   public static func report(
     fraction: Double?, message: String? = nil, isolation: isolated (any Actor)? = #isolation
   ) {
