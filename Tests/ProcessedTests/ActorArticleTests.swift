@@ -192,9 +192,7 @@ extension ActorArticle.ConfigStore {
   }
 }
 
-/// "A block that refers to nothing of the actor … runs off the actor today; its progress reports are dropped": a
-/// block that uses `self` reports its progress, one that does not is dropped. A known issue: when it is fixed, this
-/// test fails, and the article's paragraph goes.
+/// "A block that refers to nothing of the actor runs on it too": its progress reports count, with or without `self`.
 @Suite struct ActorArticleBlockIsolationTests {
   actor ProgressProbe {
     @IsolatedLoadable var value: LoadableState<Int> = .absent
@@ -233,15 +231,12 @@ extension ActorArticle.ConfigStore {
     await probe.stopWatching()
   }
 
-  @Test func aBlockThatDoesNotUseSelfRunsOffTheActor() async {
+  @Test func aBlockThatDoesNotUseSelfRunsOnTheActorToo() async {
     let probe = ProgressProbe()
     await probe.watchProgress()
     await probe.loadWithoutSelf()
     #expect(await probe.value == .loaded(2))
-    let messages = await probe.messages
-    withKnownIssue("a block that captures nothing of the actor is nonisolated: its reports are dropped") {
-      #expect(messages == ["without self"])
-    }
+    #expect(await probe.messages == ["without self"])
     await probe.stopWatching()
   }
 }
