@@ -15,7 +15,7 @@ struct ProcessedBenchmarks {
       Bench.rounds = rounds
     }
     // `--only NAME`: one group of rows (write, observe, yield, cycles, backtoback, policies, memory,
-    // cache), for iterating.
+    // cache, isolated), for iterating.
     let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
     func runs(_ group: String) -> Bool { only == nil || only == group }
     Bench.interposerLoaded = (getenv("LD_PRELOAD") != nil) || (getenv("DYLD_INSERT_LIBRARIES") != nil)
@@ -30,6 +30,7 @@ struct ProcessedBenchmarks {
     if runs("policies") { await policies() }
     if runs("memory") { memory() }
     if runs("cache") { await cacheBenchmarks() }
+    if runs("isolated") { await isolatedLoadCycles() }
     Bench.printMarkdown()
   }
 

@@ -4,6 +4,7 @@
 //        ProfileScenario yieldvs [count] [rounds]   (the yielding load and its floor, alternated)
 //        ProfileScenario cycle|keypathcycle|plainkeypathcycle|processcycle|handcycle [count] [rounds]   (each load awaited before the next)
 //        ProfileScenario cachehit|handcachehit|cachemiss [count] [rounds]   (a fresh hit, its floor, a miss cycle)
+//        ProfileScenario isocycle|isotaskcycle|handisocycle|handisotaskcycle [count] [rounds]   (actor-owned load cycles)
 import Foundation
 import HandWritten
 import Processed
@@ -20,6 +21,37 @@ final class Model: ObservableModel, LoadableSupport {
 final class PlainModel: LoadableSupport, ProcessSupport {
   var numbers: LoadableState<Int> = .absent
   var saving: SingleProcessState = .idle
+}
+
+/// An actor that owns an `@IsolatedLoadable` state with one observer, for the actor-owned load cycles.
+actor IsolatedOwner {
+  @IsolatedLoadable var value: LoadableState<Int> = .absent
+  private var token: ObservationToken?
+
+  func observe(into sink: Sink) {
+    token = $value.observe { sink.take($0) }
+  }
+
+  func cycles(_ loads: Int, taskForm: Bool) async {
+    if taskForm {
+      for i in 0..<loads {
+        let task: Task<Void, Never> = $value.load { i }
+        await task.value
+      }
+    } else {
+      for i in 0..<loads { await $value.load { i } }
+    }
+  }
+}
+
+extension HandActorLoader {
+  func cycles(_ loads: Int, taskForm: Bool) async {
+    if taskForm {
+      for i in 0..<loads { await start { i }.value }
+    } else {
+      for i in 0..<loads { await load { i } }
+    }
+  }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -135,6 +167,15 @@ func backToBack(_ scenario: String) async {
       await task.value
     }
     withExtendedLifetime(token) {}
+  case "isocycle", "isotaskcycle":
+    let sink = Sink()
+    let owner = IsolatedOwner()
+    await owner.observe(into: sink)
+    await owner.cycles(count, taskForm: scenario == "isotaskcycle")
+  case "handisocycle", "handisotaskcycle":
+    let sink = Sink()
+    let hand = HandActorLoader { sink.take($0) }
+    await hand.cycles(count, taskForm: scenario == "handisotaskcycle")
   case "handcycle":
     let hand = HandLoader()
     _ = hand.observers.add { _ in }
