@@ -53,6 +53,7 @@ public struct IsolatedLoadable<Value: Sendable> {
   /// ```swift
   /// feed = .loaded(cached)  // on the owning actor
   /// ```
+  @inlinable
   public var wrappedValue: LoadableState<Value> {
     get {
       storage.checkOwner()
@@ -65,6 +66,7 @@ public struct IsolatedLoadable<Value: Sendable> {
   }
 
   /// The controller: `$feed.load { … }`.
+  @inlinable
   public var projectedValue: IsolatedLoadableController<Value> {
     IsolatedLoadableController(storage: storage)
   }

@@ -21,7 +21,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   @usableFromInline
   let storage: IsolatedStateStorage<LoadableState<Value>>
 
-  @usableFromInline
+  @inlinable
   init(storage: IsolatedStateStorage<LoadableState<Value>>) {
     self.storage = storage
   }
@@ -31,6 +31,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   /// ```swift
   /// if $feed.state.isLoading { return }
   /// ```
+  @inlinable
   public var state: LoadableState<Value> {
     storage.checkOwner()
     return storage.state
@@ -53,6 +54,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - block: Returns the loaded value, or throws. Runs on the owning actor.
   /// - Returns: The load's task. Cancelling it cancels the load (the state stays as it is).
   @discardableResult
+  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -81,6 +83,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - block: Writes states with `yield` (on the owning actor), or throws.
   /// - Returns: The load's task.
   @discardableResult
+  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -113,6 +116,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   /// - Returns: The load's task.
   @discardableResult
+  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -147,6 +151,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   /// - Returns: The load's task.
   @discardableResult
+  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -176,6 +181,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - block: Returns the loaded value, or throws.
   /// - Returns: The load's task.
   @discardableResult
+  @inlinable
   public func refresh(
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
@@ -201,6 +207,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - options: The load's options; `nil`: the declaration's.
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Returns the loaded value, or throws.
+  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -222,6 +229,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - options: The load's options; `nil`: the declaration's.
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Writes states with `yield`, or throws.
+  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -249,6 +257,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Returns the loaded value, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -280,6 +289,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Writes states with `yield`, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
+  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -305,6 +315,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - options: The load's options; `nil`: the declaration's.
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Returns the loaded value, or throws.
+  @inlinable
   public func refresh(
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
@@ -322,6 +333,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   /// ```swift
   /// if case .retrying(let attempt) = $feed.activity.phase { log("attempt \(attempt)") }
   /// ```
+  @inlinable
   public var activity: LoadActivity {
     storage.checkOwner()
     return storage.activity
@@ -338,6 +350,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - onChange: Called with each new activity, on the owning actor.
   /// - Returns: The token that keeps the observer registered.
+  @inlinable
   public func observeActivity(
     isolation: isolated (any Actor) = #isolation, _ onChange: @escaping (LoadActivity) -> Void
   ) -> ObservationToken {
@@ -350,6 +363,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   /// ```swift
   /// let shown = $feed.lastValue ?? []
   /// ```
+  @inlinable
   public var lastValue: Value? {
     storage.checkOwner()
     switch storage.state {
@@ -368,6 +382,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   /// ```
   ///
   /// - Parameter isolation: The owning actor; the default is the caller's.
+  @inlinable
   public func cancel(isolation: isolated (any Actor) = #isolation) {
     storage.claim(isolation)
     storage.cancelLoad()
@@ -380,6 +395,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   /// ```
   ///
   /// - Parameter isolation: The owning actor; the default is the caller's.
+  @inlinable
   public func reset(isolation: isolated (any Actor) = #isolation) {
     storage.claim(isolation)
     storage.resetState()
@@ -398,6 +414,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - onChange: Called with each new state, on the owning actor.
   /// - Returns: The token that keeps the observer registered.
+  @inlinable
   public func observe(
     isolation: isolated (any Actor) = #isolation, _ onChange: @escaping (LoadableState<Value>) -> Void
   ) -> ObservationToken {
@@ -411,6 +428,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   /// ```swift
   /// for await state in $feed.states { if state.isLoaded { break } }
   /// ```
+  @inlinable
   public var states: AsyncStream<LoadableState<Value>> {
     storage.checkOwner()
     return storage.states()

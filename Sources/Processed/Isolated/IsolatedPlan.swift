@@ -54,13 +54,13 @@ struct IsolatedPlan<State: ManagedState> {
   var clock: any Clock<Duration> { options?.clock ?? ContinuousClock() }
 
   /// The failure state `error` writes.
-  @usableFromInline
+  @inlinable
   func failure(_ error: any Error) -> State {
     State.failure(error, startedAs: startState)
   }
 
   /// The same plan with interrupts.
-  @usableFromInline
+  @inlinable
   func interrupted(by interrupts: [Duration], _ onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void)
     -> Self
   {
@@ -72,13 +72,13 @@ struct IsolatedPlan<State: ManagedState> {
 }
 
 extension IsolatedPlan {
-  @usableFromInline
+  @inlinable
   static func load<Value>(returning block: nonisolated(nonsending) @escaping () async throws -> Value) -> Self
   where State == LoadableState<Value> {
     IsolatedPlan(startState: .loading, work: .returning(block))
   }
 
-  @usableFromInline
+  @inlinable
   static func load<Value>(
     yielding block: nonisolated(nonsending) @escaping (_ yield: (State) -> Void) async throws -> Void
   ) -> Self
@@ -86,7 +86,7 @@ extension IsolatedPlan {
     IsolatedPlan(startState: .loading, work: .yielding(block))
   }
 
-  @usableFromInline
+  @inlinable
   static func run<Kind: Equatable & Sendable>(
     _ process: Kind, _ block: nonisolated(nonsending) @escaping () async throws -> Void
   ) -> Self

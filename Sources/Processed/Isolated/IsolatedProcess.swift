@@ -48,6 +48,7 @@ public struct IsolatedProcess<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// upload = .idle  // on the owning actor
   /// ```
+  @inlinable
   public var wrappedValue: ProcessState<ProcessKind> {
     get {
       storage.checkOwner()
@@ -60,6 +61,7 @@ public struct IsolatedProcess<ProcessKind: Equatable & Sendable> {
   }
 
   /// The controller: `$upload.run { … }`.
+  @inlinable
   public var projectedValue: IsolatedProcessController<ProcessKind> {
     IsolatedProcessController(storage: storage)
   }

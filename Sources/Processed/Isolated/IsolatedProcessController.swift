@@ -17,7 +17,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   @usableFromInline
   let storage: IsolatedStateStorage<ProcessState<ProcessKind>>
 
-  @usableFromInline
+  @inlinable
   init(storage: IsolatedStateStorage<ProcessState<ProcessKind>>) {
     self.storage = storage
   }
@@ -27,6 +27,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// if $job.state.isRunning { return }
   /// ```
+  @inlinable
   public var state: ProcessState<ProcessKind> {
     storage.checkOwner()
     return storage.state
@@ -49,6 +50,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - block: The work, on the owning actor; returning finishes the process, throwing fails it.
   /// - Returns: The run's task. Cancelling it cancels the run (the state stays as it is).
   @discardableResult
+  @inlinable
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -82,6 +84,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   /// - Returns: The run's task.
   @discardableResult
+  @inlinable
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -112,6 +115,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - options: The run's options; `nil`: the declaration's.
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: The work.
+  @inlinable
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -141,6 +145,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
+  @inlinable
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -163,6 +168,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// if $job.activity.isActive { return }
   /// ```
+  @inlinable
   public var activity: LoadActivity {
     storage.checkOwner()
     return storage.activity
@@ -178,6 +184,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - onChange: Called with each new activity, on the owning actor.
   /// - Returns: The token that keeps the observer registered.
+  @inlinable
   public func observeActivity(
     isolation: isolated (any Actor) = #isolation, _ onChange: @escaping (LoadActivity) -> Void
   ) -> ObservationToken {
@@ -194,6 +201,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   /// ```
   ///
   /// - Parameter isolation: The owning actor; the default is the caller's.
+  @inlinable
   public func cancel(isolation: isolated (any Actor) = #isolation) {
     storage.claim(isolation)
     storage.cancelLoad()
@@ -206,6 +214,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   /// ```
   ///
   /// - Parameter isolation: The owning actor; the default is the caller's.
+  @inlinable
   public func reset(isolation: isolated (any Actor) = #isolation) {
     storage.claim(isolation)
     storage.resetState()
@@ -223,6 +232,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - onChange: Called with each new state, on the owning actor.
   /// - Returns: The token that keeps the observer registered.
+  @inlinable
   public func observe(
     isolation: isolated (any Actor) = #isolation, _ onChange: @escaping (ProcessState<ProcessKind>) -> Void
   ) -> ObservationToken {
@@ -235,6 +245,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// for await state in $job.states { if state.hasFinished(.sync) { break } }
   /// ```
+  @inlinable
   public var states: AsyncStream<ProcessState<ProcessKind>> {
     storage.checkOwner()
     return storage.states()
@@ -256,6 +267,7 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
   ///   - block: The work.
   /// - Returns: The run's task.
   @discardableResult
+  @inlinable
   public func run(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -282,6 +294,7 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   /// - Returns: The run's task.
   @discardableResult
+  @inlinable
   public func run(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -307,6 +320,7 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
   ///   - options: The run's options; `nil`: the declaration's.
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: The work.
+  @inlinable
   public func run(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -329,6 +343,7 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
+  @inlinable
   public func run(
     silently: Bool = false,
     options: LoadOptions? = nil,

@@ -4,7 +4,7 @@ extension IsolatedStateStorage {
   /// Starts a load described by `plan` on the owner `isolation` and returns its task.
   ///
   /// `refreshing`: from a state that holds a value, no start state is written and an ordinary failure keeps the value.
-  @usableFromInline
+  @inlinable
   func start(
     _ plan: IsolatedPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?,
     refreshing: Bool = false, isolation: isolated (any Actor)
@@ -46,7 +46,7 @@ extension IsolatedStateStorage {
 
   /// Supersedes the current load and starts `plan` as the new current load: a fresh id, its task, then the start
   /// state (when `writingStartState`, unless the state already is exactly that).
-  @usableFromInline
+  @inlinable
   func launch(
     _ plan: IsolatedPlan<State>, writingStartState: Bool, priority: TaskPriority?, isolation: isolated (any Actor)
   ) -> Task<Void, Never> {
@@ -83,7 +83,7 @@ extension IsolatedStateStorage {
   /// being current (it ended, or was superseded, cancelled or reset), and the load's task.
   ///
   /// The caller's own task cancelled by this start (a nested load supersedes its caller) is not forwarded.
-  @usableFromInline
+  @inlinable
   func startAwaited(
     _ plan: IsolatedPlan<State>, silently: Bool, options: LoadOptions?, refreshing: Bool = false,
     isolation: isolated (any Actor)
@@ -91,14 +91,17 @@ extension IsolatedStateStorage {
     let callerWasCancelled = Task.isCancelled
     let task = start(
       plan, silently: silently, options: options, priority: nil, refreshing: refreshing, isolation: isolation)
-    let ended = FirstSignal<Bool>()
-    if currentID != 0 { waiters.append(ended) } else { ended.signal(true) }
+    let ended = LoadEndSignal.make()
+    // A call that joined a running load (`.joinRunning`) waits for the task that joins it; one that started nothing
+    // current (its load already ended) returns at once.
+    if currentID != 0, self.task == task { awaitedBy = ended } else if currentID == 0 { ended.signal() }
     return IsolatedAwaitedLoad(
-      task: task, ended: ended, forwardsCancellation: callerWasCancelled || !Task.isCancelled)
+      task: task, ended: currentID != 0 && self.task != task ? nil : ended,
+      forwardsCancellation: callerWasCancelled || !Task.isCancelled)
   }
 
   /// Forgets the current load and returns its task (which the caller may cancel). Calls waiting for it return now.
-  @usableFromInline
+  @inlinable
   func clear() -> Task<Void, Never>? {
     let task = self.task
     currentID = 0
@@ -107,6 +110,10 @@ extension IsolatedStateStorage {
       let ended = waiters
       waiters = []
       for waiter in ended { waiter.signal(true) }
+    }
+    if let awaitedBy {
+      self.awaitedBy = nil
+      awaitedBy.signal()
     }
     if let reservation {
       self.reservation = nil
@@ -118,7 +125,7 @@ extension IsolatedStateStorage {
   }
 
   /// Cancels the current load, if any. The state stays as it is.
-  @usableFromInline
+  @inlinable
   func cancelLoad() {
     guard currentID != 0 else { return }
     clear()?.cancel()
@@ -126,7 +133,7 @@ extension IsolatedStateStorage {
   }
 
   /// Cancels the current load and writes the reset state (`.absent`, `.idle`) unless the state already is that.
-  @usableFromInline
+  @inlinable
   func resetState() {
     keepError(nil)
     cancelLoad()
@@ -135,20 +142,20 @@ extension IsolatedStateStorage {
   }
 
   /// A manual write: cancels the current load, then stores and notifies.
-  @usableFromInline
+  @inlinable
   func overwrite(_ new: State) {
     cancelLoad()
     store(new)
   }
 
   /// Whether the load `id` may still write: it is current and the task running this code is not cancelled.
-  @usableFromInline
+  @inlinable
   func mayWrite(_ id: UInt64) -> Bool {
     currentID == id && !Task.isCancelled
   }
 
   /// Ends load `id` with `outcome`, if it may still write; otherwise only drops it if it is current.
-  @usableFromInline
+  @inlinable
   func finish(_ id: UInt64, with outcome: LoadOutcome<State>, keepingContent: Bool) {
     guard currentID == id else { return }
     guard !Task.isCancelled else {
@@ -185,11 +192,13 @@ extension IsolatedStateStorage {
 @usableFromInline
 struct IsolatedAwaitedLoad: Sendable {
   @usableFromInline let task: Task<Void, Never>
-  @usableFromInline let ended: FirstSignal<Bool>
+  /// `nil` for a call that joined a running load: it waits for the task `start` returned, which ends with that load.
+  /// `nonisolated(unsafe)`: the signal is thread-safe (see ``LoadEndSignal``).
+  @usableFromInline nonisolated(unsafe) let ended: LoadEndSignal?
   @usableFromInline let forwardsCancellation: Bool
 
-  @usableFromInline
-  init(task: Task<Void, Never>, ended: FirstSignal<Bool>, forwardsCancellation: Bool) {
+  @inlinable
+  init(task: Task<Void, Never>, ended: LoadEndSignal?, forwardsCancellation: Bool) {
     self.task = task
     self.ended = ended
     self.forwardsCancellation = forwardsCancellation
@@ -197,19 +206,28 @@ struct IsolatedAwaitedLoad: Sendable {
 
   /// Returns when the load stops being current. Cancelling the calling task cancels the load, and returns at once,
   /// without waiting for a block that ignores cancellation.
-  @usableFromInline
+  @inlinable
   func wait(isolation: isolated (any Actor)) async {
-    guard forwardsCancellation else {
-      _ = await ended.wait()
+    let task = task
+    guard let signal = ended else {
+      // A joining call: cancelling it ends only it (its task), never the load it joined.
+      await withTaskCancellationHandler {
+        await task.value
+      } onCancel: {
+        task.cancel()
+      }
       return
     }
-    let task = task
-    let ended = ended
+    guard forwardsCancellation else {
+      await signal.wait()
+      return
+    }
+    nonisolated(unsafe) let ended = signal
     await withTaskCancellationHandler {
-      _ = await ended.wait()
+      await ended.wait()
     } onCancel: {
       task.cancel()
-      ended.signal(false)
+      ended.signal()
     }
   }
 }

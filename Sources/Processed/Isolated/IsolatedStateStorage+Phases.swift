@@ -5,9 +5,9 @@
 /// Documentation/LoadPhases.md and Documentation/IsolatedLoads.md.
 extension IsolatedStateStorage {
   /// The body of a load's task, on the owner.
-  @usableFromInline
+  @inlinable
   func execute(_ plan: IsolatedPlan<State>, id: UInt64, isolation: isolated (any Actor)) async {
-    await LoadContext.binding.withValue(LoadContext(id: id, sink: OwnedStorageReference(self, owner: isolation))) {
+    await LoadContext.binding.withValue(LoadContext(id: id, sink: self)) {
       let outcome: LoadOutcome<State>
       if plan.needsPhases {
         outcome = await runPhases(plan, id: id, isolation: isolation)
@@ -20,7 +20,7 @@ extension IsolatedStateStorage {
   }
 
   /// Runs the block once. `thrown` receives the error it threw, if any.
-  @usableFromInline
+  @inlinable
   func runBody(
     _ plan: IsolatedPlan<State>, id: UInt64, thrown: inout (any Error)?,
     isolation: isolated (any Actor)
@@ -46,7 +46,7 @@ extension IsolatedStateStorage {
   }
 
   /// The phase driver, for a load with options or interrupts.
-  @usableFromInline
+  @inlinable
   func runPhases(
     _ plan: IsolatedPlan<State>, id: UInt64, isolation: isolated (any Actor)
   ) async -> LoadOutcome<State> {
@@ -99,14 +99,14 @@ extension IsolatedStateStorage {
   }
 
   /// Load `id`, if it is current, entered `phase`.
-  @usableFromInline
+  @inlinable
   func enter(_ phase: LoadActivity.Phase, id: UInt64) {
     guard currentID == id else { return }
     enter(phase)
   }
 
   /// Performs a step between attempts and returns the next one, or `nil` when the load stopped meanwhile.
-  @usableFromInline
+  @inlinable
   func advance(
     _ step: LoadPhases.Next<State>, _ phases: inout LoadPhases, _ plan: IsolatedPlan<State>, id: UInt64,
     isolation: isolated (any Actor)
@@ -151,7 +151,7 @@ extension IsolatedStateStorage {
 
   /// One attempt: the block, raced against its timeout when the options have one. `permit`: the limiter whose permit
   /// the attempt holds, given back when the block returns.
-  @usableFromInline
+  @inlinable
   func runAttempt(
     _ plan: IsolatedPlan<State>, id: UInt64, holding permit: LoadLimiter?,
     thrown: inout (any Error)?, isolation: isolated (any Actor)

@@ -1,4 +1,4 @@
-import CProcessedAtomics
+public import CProcessedAtomics
 
 /// The storage of an ``IsolatedLoadable`` or ``IsolatedProcess``: the state, its current load, its observers, and the
 /// actor that owns it.
@@ -7,13 +7,21 @@ import CProcessedAtomics
 /// tasks of its loads, which are isolated to the same actor (they capture its `isolation` parameter). The first call
 /// that takes `isolation:` pins the storage to that actor instance; every later call checks it (``claim(_:)``).
 ///
-/// A running load's task holds the storage and the actor strongly; the storage holds the actor weakly. See
-/// Documentation/IsolatedLoads.md.
+/// A running load's task holds the storage and the actor strongly; the storage holds the actor `unowned` (no side
+/// table, so the actor's reference counting stays on its fast path, and its memory — its identity — is kept while the
+/// storage lives). See Documentation/IsolatedLoads.md.
+///
+/// `@unchecked Sendable`, and its fields `@exclusivity(unchecked)`, under one invariant: every member is touched only on
+/// the owning actor, in short accesses that never span a call to user code (Unsafe/README.md, invariant 1). The one
+/// entry from elsewhere is ``reportProgress(_:from:isolation:)`` (it is its loads' progress sink, so a load makes no
+/// sink of its own), which checks that its caller is the owner before it touches anything; `deinit` touches only the
+/// thread-safe slots and signals. Being `Sendable` does not let a state leave its actor: the wrappers and controllers
+/// that hold it are not `Sendable`.
 @usableFromInline
-final class IsolatedStateStorage<State: ManagedState & Sendable> {
-  @usableFromInline var state: State
+final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sendable, ProgressSink {
+  @usableFromInline @exclusivity(unchecked) var state: State
   /// The last state that held a value, while the state holds none (`lastValue`).
-  @usableFromInline var keptState: State?
+  @usableFromInline @exclusivity(unchecked) var keptState: State?
   /// The declaration's options (`@IsolatedLoadable(options:)`); `nil`: `LoadOptions.default`.
   @usableFromInline let declaredOptions: LoadOptions.Resolved?
   /// What the wrapper is called in failure messages (`IsolatedLoadable<[Post]>`).
@@ -22,44 +30,46 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
   // MARK: The owner
 
   /// The actor the state is pinned to; `nil` until the first call that takes `isolation:`.
-  @usableFromInline var ownerID: ObjectIdentifier?
-  @usableFromInline weak var owner: (any Actor)?
+  @usableFromInline @exclusivity(unchecked) var ownerID: ObjectIdentifier?
+  @usableFromInline unowned var owner: (any Actor)?
   @usableFromInline var ownerName = ""
 
   // MARK: The current load
 
   /// The current load's id (`0`: none). Ids grow per storage and are never reused, so a stale load can tell.
-  @usableFromInline var currentID: UInt64 = 0
-  @usableFromInline var lastID: UInt64 = 0
-  @usableFromInline var task: Task<Void, Never>?
-  /// Calls waiting for the current load to stop: `async` callers and `.joinRunning` joiners.
-  @usableFromInline var waiters: [FirstSignal<Bool>] = []
+  @usableFromInline @exclusivity(unchecked) var currentID: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) var lastID: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) var task: Task<Void, Never>?
+  /// Calls waiting for the current load to stop: `.joinRunning` joiners.
+  @usableFromInline @exclusivity(unchecked) var waiters: [FirstSignal<Bool>] = []
+  /// The `async` caller that started the current load, told when it stops.
+  @usableFromInline @exclusivity(unchecked) var awaitedBy: LoadEndSignal?
   /// The current load's place in its limiter's queue, until its task claims it.
-  @usableFromInline var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
+  @usableFromInline @exclusivity(unchecked) var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
   /// When the last debounced call was made (what a `.leading` debounce compares with).
-  @usableFromInline var lastLoadCall: LoadCallMark?
+  @usableFromInline @exclusivity(unchecked) var lastLoadCall: LoadCallMark?
 
   // MARK: Activity
 
   /// The current load's phase; `nil`: derived (running attempt 1 while a load runs).
-  @usableFromInline var phase: LoadActivity.Phase?
-  @usableFromInline var progress: LoadProgress?
+  @usableFromInline @exclusivity(unchecked) var phase: LoadActivity.Phase?
+  @usableFromInline @exclusivity(unchecked) var progress: LoadProgress?
   /// The error kept beside the state (a retried attempt's, a failed refresh's).
-  @usableFromInline var lastError: (any Error)?
+  @usableFromInline @exclusivity(unchecked) var lastError: (any Error)?
   /// The activity last delivered to activity observers.
-  @usableFromInline var publishedActivity = LoadActivity()
+  @usableFromInline @exclusivity(unchecked) var publishedActivity = LoadActivity()
 
   // MARK: Observers
 
   /// The state's observers and the activity's, made on first use. The slots give tokens a thread-safe `cancel()`;
   /// delivery is this storage's own, on the owner (see ``deliver(_:to:)``).
-  @usableFromInline var stateSlot: ObserverSlot?
-  @usableFromInline var activitySlot: ObserverSlot?
+  @usableFromInline @exclusivity(unchecked) var stateSlot: ObserverSlot?
+  @usableFromInline @exclusivity(unchecked) var activitySlot: ObserverSlot?
   /// Whether changes are being delivered, and the deliveries of changes made meanwhile, which wait their turn.
-  @usableFromInline var isDelivering = false
-  @usableFromInline var pending: [() -> Void] = []
+  @usableFromInline @exclusivity(unchecked) var isDelivering = false
+  @usableFromInline @exclusivity(unchecked) var pending: [() -> Void] = []
 
-  @usableFromInline
+  @inlinable
   init(_ state: State, options: LoadOptions?, kind: String) {
     self.state = state
     declaredOptions = options.map(LoadOptions.Resolved.init)
@@ -69,6 +79,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
   deinit {
     // No load runs (a running load's task holds the storage). Closing the slots ends `states` sequences.
     for ended in waiters { ended.signal(true) }
+    awaitedBy?.signal()
     stateSlot?.close()
     activitySlot?.close()
   }
@@ -116,7 +127,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
   // MARK: Writing and observing
 
   /// Stores `new` and notifies the state's observers, keeping the last value up to date.
-  @usableFromInline
+  @inlinable
   func store(_ new: State) {
     State.keepLastValue(&keptState, replacing: state, with: new)
     state = new
@@ -125,7 +136,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
 
   /// Delivers `value` to the observers `slot` has now: at once, or after the delivery in progress (a change made by
   /// an observer waits until every observer has seen the change before it).
-  @usableFromInline
+  @inlinable
   func deliver<Value>(_ value: Value, to slot: ObserverSlot) {
     guard processed_slot_has_observers(slot.sync) else { return }
     let (calls, epoch) = slot.registeredCalls()
@@ -140,7 +151,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
   }
 
   /// Calls each observer in `calls` that is still registered.
-  @usableFromInline
+  @inlinable
   static func call<Value>(_ calls: SnapshotCalls, epoch: UInt32, of slot: ObserverSlot, with value: Value) {
     switch calls {
     case .none:
@@ -157,7 +168,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
   }
 
   /// Registers an observer of the state.
-  @usableFromInline
+  @inlinable
   func observe(onRegistryEnd: (@Sendable () -> Void)? = nil, _ onChange: @escaping (State) -> Void)
     -> ObservationToken
   {
@@ -168,7 +179,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
 
   /// The current state, then every later change, in order, never dropped or coalesced; ends when the storage goes
   /// away.
-  @usableFromInline
+  @inlinable
   func states() -> AsyncStream<State> {
     let (stream, continuation) = AsyncStream<State>.makeStream()
     continuation.yield(state)
@@ -182,7 +193,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
   // MARK: Activity
 
   /// The activity of the state now.
-  @usableFromInline
+  @inlinable
   var activity: LoadActivity {
     let isRunning = currentID != 0
     return LoadActivity(
@@ -191,7 +202,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
   }
 
   /// Delivers the activity to its observers if it changed since the last delivery.
-  @usableFromInline
+  @inlinable
   func publishActivity() {
     guard let activitySlot else { return }
     let now = activity
@@ -201,7 +212,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
   }
 
   /// Registers an observer of the activity.
-  @usableFromInline
+  @inlinable
   func observeActivity(_ onChange: @escaping (LoadActivity) -> Void) -> ObservationToken {
     let slot = activitySlot ?? ObserverSlot.make()
     if activitySlot == nil {
@@ -212,20 +223,28 @@ final class IsolatedStateStorage<State: ManagedState & Sendable> {
   }
 
   /// The current load entered `phase`.
-  @usableFromInline
+  @inlinable
   func enter(_ phase: LoadActivity.Phase) {
     self.phase = phase
     publishActivity()
   }
 
   /// Keeps `error` beside the state (`nil` clears it).
-  @usableFromInline
+  @inlinable
   func keepError(_ error: (any Error)?) {
     lastError = error
   }
 
-  /// A progress report of load `id`: kept when that load is current.
+  /// A report from a load's block (``LoadProgress/report(fraction:message:isolation:)``, through the load's task-local
+  /// context), which any code of the load's task may make, on any actor: kept only when it runs on the owner.
   @usableFromInline
+  func reportProgress(_ progress: LoadProgress, from id: UInt64, isolation: isolated (any Actor)?) {
+    guard let isolation, let ownerID, ObjectIdentifier(isolation) == ownerID else { return }
+    reportProgress(progress, from: id)
+  }
+
+  /// A progress report of load `id`: kept when that load is current.
+  @inlinable
   func reportProgress(_ progress: LoadProgress, from id: UInt64) {
     guard currentID == id else { return }
     self.progress = progress
@@ -239,7 +258,7 @@ final class IsolatedObserverCall<Value>: ObserverCall {
   @usableFromInline let handler: (Value) -> Void
   @usableFromInline let onRegistryEnd: (@Sendable () -> Void)?
 
-  @usableFromInline
+  @inlinable
   init(_ handler: @escaping (Value) -> Void, onRegistryEnd: (@Sendable () -> Void)?) {
     self.handler = handler
     self.onRegistryEnd = onRegistryEnd
