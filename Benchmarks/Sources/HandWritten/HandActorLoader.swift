@@ -44,9 +44,15 @@ public actor HandActorLoader {
     return task
   }
 
-  /// Loads the value `block` returns and waits for the load's task.
+  /// Loads the value `block` returns and waits for the load's task. Cancelling the caller cancels the load, as a
+  /// cancellable `async` load must (the job `IsolatedLoadableController`'s `async` form does).
   @inlinable
   public func load(_ block: @escaping () async -> Int) async {
-    await start(block).value
+    let task = start(block)
+    await withTaskCancellationHandler {
+      await task.value
+    } onCancel: {
+      task.cancel()
+    }
   }
 }

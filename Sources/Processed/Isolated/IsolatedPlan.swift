@@ -23,17 +23,58 @@ struct IsolatedPlan<State: ManagedState> {
   /// The state written when the load starts (`.loading`, `.running(kind)`).
   @usableFromInline let startState: State
   @usableFromInline let work: Work
-  /// The delays between interrupts and what runs after each; no interrupts when empty.
-  @usableFromInline var interrupts: [Duration] = []
-  @usableFromInline var onInterrupt: ((_ accumulatedDelay: Duration) throws -> Void)?
+  /// What only a load with options, interrupts or a debounce has, boxed: a plain load's plan stays two words and two
+  /// flags, cheap to copy into its task.
+  @usableFromInline var shape: IsolatedPlanShape<State>?
+
+  /// The delays between interrupts; no interrupts when empty.
+  @inlinable var interrupts: [Duration] {
+    get { shape?.interrupts ?? [] }
+    set { reshape { $0.interrupts = newValue } }
+  }
+
+  /// What runs after each interrupt delay.
+  @inlinable var onInterrupt: ((_ accumulatedDelay: Duration) throws -> Void)? {
+    get { shape?.onInterrupt }
+    set { reshape { $0.onInterrupt = newValue } }
+  }
+
   /// The call's options, resolved against the declaration's; `nil`: `LoadOptions.default`.
-  @usableFromInline var options: LoadOptions.Resolved?
+  @inlinable var options: LoadOptions.Resolved? {
+    get { shape?.options }
+    set { if newValue != nil || shape != nil { reshape { $0.options = newValue } } }
+  }
+
   /// The debounce delay the load waits before it starts; `nil`: it starts at once.
-  @usableFromInline var debounce: Duration?
+  @inlinable var debounce: Duration? {
+    get { shape?.debounce }
+    set { reshape { $0.debounce = newValue } }
+  }
+
   /// The call a `.leading` debounce measured from.
-  @usableFromInline var debounceOrigin: LoadCallMark?
+  @inlinable var debounceOrigin: LoadCallMark? {
+    get { shape?.debounceOrigin }
+    set { reshape { $0.debounceOrigin = newValue } }
+  }
+
   /// The place in its limiter's queue that the call reserved.
-  @usableFromInline var ticket: PermitTicket?
+  @inlinable var ticket: PermitTicket? {
+    get { shape?.ticket }
+    set { reshape { $0.ticket = newValue } }
+  }
+
+  /// Changes the box, copying it first when another plan shares it.
+  @inlinable
+  mutating func reshape(_ change: (IsolatedPlanShape<State>) -> Void) {
+    if isKnownUniquelyReferenced(&shape) {
+      change(shape.unsafelyUnwrapped)
+    } else {
+      let copy = shape?.copy() ?? IsolatedPlanShape()
+      change(copy)
+      shape = copy
+    }
+  }
+
   /// Whether the start state is not written (a silent load, or a refresh of a value).
   @usableFromInline var silently = false
   /// A refresh of a value: an ordinary failure keeps the value and is kept in the activity.
@@ -46,8 +87,8 @@ struct IsolatedPlan<State: ManagedState> {
   }
 
   /// Whether the load needs the phase driver (options or interrupts); a plain load runs its block once.
-  @usableFromInline
-  var needsPhases: Bool { options != nil || !interrupts.isEmpty || debounce != nil }
+  @inlinable
+  var needsPhases: Bool { shape != nil && (options != nil || !interrupts.isEmpty || debounce != nil) }
 
   /// The clock the load's waits use.
   @usableFromInline
@@ -92,5 +133,31 @@ extension IsolatedPlan {
   ) -> Self
   where State == ProcessState<Kind> {
     IsolatedPlan(startState: .running(process), work: .finishing(block))
+  }
+}
+
+/// The rarely used parts of an ``IsolatedPlan``.
+@usableFromInline
+final class IsolatedPlanShape<State: ManagedState> {
+  @usableFromInline var interrupts: [Duration] = []
+  @usableFromInline var onInterrupt: ((_ accumulatedDelay: Duration) throws -> Void)?
+  @usableFromInline var options: LoadOptions.Resolved?
+  @usableFromInline var debounce: Duration?
+  @usableFromInline var debounceOrigin: LoadCallMark?
+  @usableFromInline var ticket: PermitTicket?
+
+  @inlinable
+  init() {}
+
+  @inlinable
+  func copy() -> IsolatedPlanShape {
+    let copy = IsolatedPlanShape()
+    copy.interrupts = interrupts
+    copy.onInterrupt = onInterrupt
+    copy.options = options
+    copy.debounce = debounce
+    copy.debounceOrigin = debounceOrigin
+    copy.ticket = ticket
+    return copy
   }
 }
