@@ -104,6 +104,37 @@ import Testing
     gate.open()
   }
 
+  @Test func anAsyncCallerWhoseLoadAnObserverCancelsAtItsStartReturnsAtOnce() async {
+    let owner = FeedOwner()
+    let gate = ActorGate()
+    let token = await owner.run { owner in
+      owner.$feed.observe { state in
+        if state == .loading { owner.$feed.cancel() }
+      }
+    }
+    await owner.load(1, after: gate)  // returns although the block still waits at the gate
+    #expect(await owner.state == .loading)
+    gate.open()
+    withExtendedLifetime(token) {}
+  }
+
+  @Test func anAsyncJoiningCallReturnsWhenTheLoadItJoinedEnds() async {
+    let owner = FeedOwner()
+    await owner.observeAll()
+    let gate = ActorGate()
+    let options = LoadOptions(overlap: .joinRunning)
+    // Both on the owner's serial executor, in this order: the first load's block reaches the gate, then the second
+    // call joins it.
+    let (first, joined) = await owner.run { owner in
+      (owner.startLoad(1, after: gate, options: options), Task { await owner.load(2, options: options) })
+    }
+    await gate.untilWaiting(1)
+    gate.open()
+    await joined.value
+    await first.value
+    #expect(await owner.history == [.loading, .loaded(1)])
+  }
+
   @Test func yieldsWriteInOrderOnTheOwnerAndStopWhenSuperseded() async {
     let owner = FeedOwner()
     await owner.observeAll()

@@ -89,15 +89,19 @@ extension IsolatedStateStorage {
     isolation: isolated (any Actor)
   ) -> IsolatedAwaitedLoad {
     let callerWasCancelled = Task.isCancelled
+    let launches = lastID
     let task = start(
       plan, silently: silently, options: options, priority: nil, refreshing: refreshing, isolation: isolation)
+    let forwards = callerWasCancelled || !Task.isCancelled
+    // A call that joined a running load (`.joinRunning`) launched nothing: it waits for the task that joins it.
+    guard lastID != launches else { return IsolatedAwaitedLoad(task: task, ended: nil, forwardsCancellation: forwards) }
     let ended = LoadEndSignal.make()
-    // A call that joined a running load (`.joinRunning`) waits for the task that joins it; one that started nothing
-    // current (its load already ended) returns at once.
-    if currentID != 0, self.task == task { awaitedBy = ended } else if currentID == 0 { ended.signal() }
-    return IsolatedAwaitedLoad(
-      task: task, ended: currentID != 0 && self.task != task ? nil : ended,
-      forwardsCancellation: callerWasCancelled || !Task.isCancelled)
+    if self.task == task {
+      awaitedBy = ended
+    } else {
+      ended.signal()  // already stopped: an observer of its start state started, cancelled or reset a load
+    }
+    return IsolatedAwaitedLoad(task: task, ended: ended, forwardsCancellation: forwards)
   }
 
   /// Forgets the current load and returns its task (which the caller may cancel). Calls waiting for it return now.
