@@ -29,11 +29,11 @@ import Testing
     var last = LastCall.none
     var violations: [String] = []
     var writes = 0
-    var token: ObservationToken?
     var tasks: [Task<Void, Never>] = []
 
-    func watch() {
-      token = $value.observe { state in
+    /// The observer captures the actor: its token is the caller's to keep, not the actor's (no cycle).
+    func watch() -> ObservationToken {
+      $value.observe { state in
         self.writes += 1
         if !self.executor.isCurrent { self.violations.append("observer off the executor") }
         switch (state, self.last) {
@@ -97,7 +97,8 @@ import Testing
   func theOrderTheOwnerRanTheCallsDecides(seed: UInt64) async {
     var random = MBRandom(seed: seed)
     let owner = Owner()
-    await owner.watch()
+    let watching = await owner.watch()
+    defer { withExtendedLifetime(watching) {} }
     let callers = [Caller(), Caller(), Caller()]
     var operations: [(caller: Int?, operation: Operation)] = []
     for index in 0..<300 {

@@ -107,7 +107,9 @@ private actor PinningOwner {
   /// Loads, cancels, refreshes, observes, reads and writes its own state `rounds` times; returns what its observer saw
   /// and the final state.
   func churn(rounds: Int) async -> ([LoadableState<Int>], LoadableState<Int>) {
-    tokens.append($feed.observe { state in self.history.append(state) })
+    let token = $feed.observe { state in self.history.append(state) }
+    // Cancelled before returning: the observer captures the actor, and a token the actor kept would keep it alive.
+    defer { token.cancel() }
     for round in 0..<rounds {
       $feed.cancel()
       feed = .loaded(-1)

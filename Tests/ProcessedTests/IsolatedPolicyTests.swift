@@ -19,22 +19,21 @@ import Testing
     var runs = 0
     var interrupts: [Duration] = []
     var offExecutor = 0
-    var tokens: [ObservationToken] = []
-
     func check() { if !executor.isCurrent { offExecutor += 1 } }
 
-    func watch() {
-      tokens.append(
+    /// The observers capture the actor: their tokens are the caller's to keep, not the actor's (no cycle).
+    func watch() -> [ObservationToken] {
+      [
         $value.observe { state in
           self.check()
           self.history.append(state)
-        })
-      tokens.append(
+        },
         $value.observeActivity { activity in
           self.check()
           self.phases.append(activity.phase)
           if let progress = activity.progress { self.progress.append(progress.fraction) }
-        })
+        },
+      ]
     }
 
     @discardableResult
@@ -50,7 +49,8 @@ import Testing
 
   @Test func aTrailingDebounceRunsOnlyTheLastCall() async throws {
     let owner = Owner()
-    await owner.watch()
+    let watching = await owner.watch()
+    defer { withExtendedLifetime(watching) {} }
     let clock = TestClock()
     let options = LoadOptions(debounce: .trailing(.seconds(1)), clock: clock)
     let tasks = await owner.run { owner in (1...3).map { owner.start($0, options: options) } }
@@ -65,7 +65,8 @@ import Testing
 
   @Test func joinRunningJoinsTheLoadInProgress() async {
     let owner = Owner()
-    await owner.watch()
+    let watching = await owner.watch()
+    defer { withExtendedLifetime(watching) {} }
     let gate = ActorGate()
     let options = LoadOptions(overlap: .joinRunning)
     let first = await owner.start(1, options: options, after: gate)
@@ -81,7 +82,8 @@ import Testing
     let limiter = LoadLimiter(maxConcurrent: 1)
     let options = LoadOptions(limiter: limiter)
     let (one, two) = (Owner(), Owner())
-    await two.watch()
+    let watching = await two.watch()
+    defer { withExtendedLifetime(watching) {} }
     let gate = ActorGate()
     let running = await one.start(1, options: options, after: gate)
     await gate.untilWaiting(1)
@@ -100,7 +102,8 @@ import Testing
 
   @Test func aTimeoutEndsABlockThatIgnoresCancellation() async throws {
     let owner = Owner()
-    await owner.watch()
+    let watching = await owner.watch()
+    defer { withExtendedLifetime(watching) {} }
     let clock = TestClock()
     let gate = ActorGate()
     let task = await owner.start(1, options: LoadOptions(timeout: .seconds(5), clock: clock), after: gate)
@@ -159,7 +162,8 @@ import Testing
 
   @Test func progressFromTheBlockIsKeptAndFromAnotherActorDropped() async {
     let owner = Owner()
-    await owner.watch()
+    let watching = await owner.watch()
+    defer { withExtendedLifetime(watching) {} }
     let elsewhere = Elsewhere()
     await owner.run { owner in
       // A block that captures nothing of the actor runs on it too (its type is `nonisolated(nonsending)`).

@@ -85,6 +85,22 @@ final class ActorGate: Sendable {
   var waiting: Int { box.withLock { $0.waiters.count } }
 }
 
+/// What observers record, outside the actor: an observer that captured the actor itself, kept by a token the actor
+/// holds, would keep the actor alive for good (a cycle LeakSanitizer reports).
+final class OwnerRecord {
+  let executor: QueueExecutor
+  var history: [LoadableState<Int>] = []
+  var jobHistory: [ProcessState<SingleProcess>] = []
+  var offExecutor = 0
+
+  init(_ executor: QueueExecutor) { self.executor = executor }
+
+  /// Counts a run of user code off the executor.
+  func check() {
+    if !executor.isCurrent { offExecutor += 1 }
+  }
+}
+
 /// An actor on a `QueueExecutor` with an actor-owned loadable and process, recording where each piece of user code
 /// ran.
 actor FeedOwner {
@@ -94,32 +110,34 @@ actor FeedOwner {
   @IsolatedLoadable var feed: LoadableState<Int> = .absent
   @IsolatedProcess var job: ProcessState<SingleProcess> = .idle
 
-  /// Every state the observer of `feed` saw, in order.
-  var history: [LoadableState<Int>] = []
-  var jobHistory: [ProcessState<SingleProcess>] = []
-  /// Whether every piece of user code ran on the executor.
-  var offExecutor = 0
+  let record: OwnerRecord
   var tokens: [ObservationToken] = []
 
   init(_ label: String = "owner") {
     executor = QueueExecutor(label)
+    record = OwnerRecord(executor)
   }
+
+  /// Every state the observer of `feed` saw, in order.
+  var history: [LoadableState<Int>] { record.history }
+  var jobHistory: [ProcessState<SingleProcess>] { record.jobHistory }
+  /// How many pieces of user code ran off the executor.
+  var offExecutor: Int { record.offExecutor }
 
   /// Counts a run of user code off the executor.
-  func check() {
-    if !executor.isCurrent { offExecutor += 1 }
-  }
+  func check() { record.check() }
 
   func observeAll() {
+    let record = record
     tokens.append(
       $feed.observe { state in
-        self.check()
-        self.history.append(state)
+        record.check()
+        record.history.append(state)
       })
     tokens.append(
       $job.observe { state in
-        self.check()
-        self.jobHistory.append(state)
+        record.check()
+        record.jobHistory.append(state)
       })
   }
 
