@@ -176,9 +176,13 @@ extension IsolatedStateStorage {
       } else if error == nil {
         keepError(nil)
       }
+      // The `async` caller is told after the final write (observers see it first).
+      let awaited = awaitedBy
+      awaitedBy = nil
       _ = clear()
       if !keepingContent || error == nil { store(new) }
       publishActivity()
+      awaited?.signal()
     case .done:
       keepError(nil)
       _ = clear()
