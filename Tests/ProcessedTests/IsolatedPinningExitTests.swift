@@ -60,6 +60,22 @@ import Testing
     // owner's type; the library's longer message is not printed on Swift 6.3 / Linux (documented on the wrappers).
   }
 
+  @Test func anotherInstanceOnTheSameExecutorStopsTheProgram() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let box = PinnedBox()
+      let executor = QueueExecutor("shared")
+      let first = SharingOwner(executor)
+      let second = SharingOwner(executor)
+      await first.cancel(box)  // pins the state to `first`
+      await second.cancel(box)  // the same executor, another instance
+      withExtendedLifetime(first) {}
+    }
+    guard let result else { return }
+    let message = String(decoding: result.standardErrorContent, as: UTF8.self)
+    #expect(message.contains("belongs to SharingOwner ("))
+    #expect(message.contains("was used from SharingOwner ("))
+  }
+
   @Test func theOwnerUsesItsStateManyTimesWithoutTrippingThePin() async {
     let owner = PinningOwner()
     let box = PinnedBox()
@@ -128,5 +144,17 @@ private actor PinningIntruder {
 
   func read(_ box: PinnedBox) -> LoadableState<Int> {
     box.feed.wrappedValue
+  }
+}
+
+/// Actors that share one serial executor: the pin is the instance, not the executor.
+private actor SharingOwner {
+  let executor: QueueExecutor
+  nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+  init(_ executor: QueueExecutor) { self.executor = executor }
+
+  func cancel(_ box: PinnedBox) {
+    box.feed.projectedValue.cancel()
   }
 }

@@ -218,6 +218,17 @@ import Testing
     #expect(calls == 1)
   }
 
+  @Test func aTokenCancelledFromAnotherThreadIsNeverCalledAgain() async {
+    let owner = Owner()
+    let token = await owner.run { owner in
+      owner.$value.observe { state in owner.history.append(state) }
+    }
+    await owner.run { $0.value = .loaded(1) }
+    token.cancel()  // here, off the owner's executor
+    await owner.run { $0.value = .loaded(2) }
+    #expect(await owner.history == [.loaded(1)])
+  }
+
   @Test func statesBufferEveryChangeInOrder() async {
     let owner = Owner()
     let stream = await owner.run { owner in
