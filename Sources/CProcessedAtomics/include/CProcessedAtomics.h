@@ -47,18 +47,6 @@ static inline void processed_atomic_u64_decrement(processed_atomic_u64 *atomic) 
   atomic_fetch_sub_explicit(&atomic->value, 1, memory_order_seq_cst);
 }
 
-/// Stores `value` and returns what `atomic` held (acquire-release: orders what each side wrote before it).
-static inline uint64_t processed_atomic_u64_exchange(processed_atomic_u64 *atomic, uint64_t value) {
-  return atomic_exchange_explicit(&atomic->value, value, memory_order_acq_rel);
-}
-
-/// Stores `desired` if `atomic` holds `expected` and returns whether it did (acquire-release).
-static inline bool processed_atomic_u64_compare_exchange(processed_atomic_u64 *atomic, uint64_t expected,
-                                                         uint64_t desired) {
-  return atomic_compare_exchange_strong_explicit(&atomic->value, &expected, desired, memory_order_acq_rel,
-                                                 memory_order_acquire);
-}
-
 /// An identifier of the calling thread, distinct among live threads: the thread pointer where the compiler can read
 /// it (one instruction, `mov %fs:0` on x86-64; each live thread has its own thread control block), else
 /// `pthread_self()` (a call into libc on every snapshot).

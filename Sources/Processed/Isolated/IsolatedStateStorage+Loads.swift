@@ -6,19 +6,18 @@ extension IsolatedStateStorage {
   /// `refreshing`: from a state that holds a value, no start state is written and an ordinary failure keeps the value.
   @inlinable
   func start(
-    _ plan: IsolatedPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?,
+    _ plan: consuming IsolatedPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?,
     refreshing: Bool = false, isolation: isolated (any Actor)
   ) -> Task<Void, Never> {
     claim(isolation)
-    var plan = plan
     var silently = silently
     if refreshing, state.holdsValue {
       plan.keepsContent = true
       silently = true
     }
-    let resolved = options.map(LoadOptions.Resolved.init) ?? declaredOptions
-    plan.options = resolved
-    if let options = resolved?.options {
+    if let resolved = options.map(LoadOptions.Resolved.init) ?? declaredOptions {
+      plan.options = resolved
+      let options = resolved.options
       // A load whose task was cancelled can no longer write: there is nothing to join.
       if options.overlap == .joinRunning, currentID != 0, task?.isCancelled != true {
         let ended = FirstSignal<Bool>()
@@ -48,10 +47,10 @@ extension IsolatedStateStorage {
   /// state (when `writingStartState`, unless the state already is exactly that).
   @inlinable
   func launch(
-    _ plan: IsolatedPlan<State>, writingStartState: Bool, priority: TaskPriority?, isolation: isolated (any Actor)
+    _ plan: consuming IsolatedPlan<State>, writingStartState: Bool, priority: TaskPriority?,
+    isolation: isolated (any Actor)
   ) -> Task<Void, Never> {
     clear()?.cancel()
-    var plan = plan
     // A limited load queues when it is called (a debounced one once its debounce is over).
     if plan.debounce == nil, let limiter = plan.options?.options.limiter {
       let ticket = limiter.reserve()
@@ -60,48 +59,64 @@ extension IsolatedStateStorage {
     }
     lastID &+= 1
     let id = lastID
-    let launched = plan
+    let startState = plan.startState
+    let usesLimiter = plan.options?.options.limiter != nil
+    let firstPhase =
+      plan.debounce != nil || usesLimiter
+      ? LoadPhases.firstActivity(debounce: plan.debounce, usesLimiter: usesLimiter) : nil
     // Isolated to the owner (it uses `isolation`), so it runs there and may hold this storage.
-    let task = Task(priority: priority) {
-      await self.execute(launched, id: id, isolation: isolation)
+    let task = Task(priority: priority) { [plan] in
+      await self.execute(plan, id: id, isolation: isolation)
     }
     currentID = id
     self.task = task
-    phase = nil
+    phase = firstPhase
     progress = nil
-    if plan.debounce != nil || plan.options?.options.limiter != nil {
-      phase = LoadPhases.firstActivity(debounce: plan.debounce, usesLimiter: plan.options?.options.limiter != nil)
-    }
-    if writingStartState, !state.isAlready(plan.startState) {
-      store(plan.startState)
+    if writingStartState, !state.isAlready(startState) {
+      store(startState)
     }
     publishActivity()
     return task
   }
 
-  /// Starts a load for an `async` caller and returns what the caller waits for: a signal sent when the load stops
-  /// being current (it ended, or was superseded, cancelled or reset), and the load's task.
+  /// Starts a load for an `async` caller and returns what the caller waits for: the load's id and task. The caller
+  /// then waits (``IsolatedAwaitedLoad/wait(isolation:)``) until the load stops being current (it ended, or was
+  /// superseded, cancelled or reset).
   ///
   /// The caller's own task cancelled by this start (a nested load supersedes its caller) is not forwarded.
   @inlinable
   func startAwaited(
-    _ plan: IsolatedPlan<State>, silently: Bool, options: LoadOptions?, refreshing: Bool = false,
+    _ plan: consuming IsolatedPlan<State>, silently: Bool, options: LoadOptions?, refreshing: Bool = false,
     isolation: isolated (any Actor)
-  ) -> IsolatedAwaitedLoad {
-    let callerWasCancelled = Task.isCancelled
+  ) -> IsolatedAwaitedLoad<State> {
+    // Only a start that supersedes a running load can cancel the caller's own task (a load the block started).
+    let callerWasCancelled = currentID == 0 || Task.isCancelled
     let launches = lastID
     let task = start(
       plan, silently: silently, options: options, priority: nil, refreshing: refreshing, isolation: isolation)
     let forwards = callerWasCancelled || !Task.isCancelled
     // A call that joined a running load (`.joinRunning`) launched nothing: it waits for the task that joins it.
-    guard lastID != launches else { return IsolatedAwaitedLoad(task: task, ended: nil, forwardsCancellation: forwards) }
-    let ended = LoadEndSignal.make()
-    if self.task == task {
-      awaitedBy = ended
-    } else {
-      ended.signal()  // already stopped: an observer of its start state started, cancelled or reset a load
+    return IsolatedAwaitedLoad(
+      storage: self, task: task, id: lastID != launches ? lastID : 0, forwardsCancellation: forwards)
+  }
+
+  /// Resumes `waiter` when load `id` stops being current: at once when it already has (an observer of its start
+  /// state started, cancelled or reset a load), otherwise from ``clear()``.
+  @inlinable
+  func resume(_ waiter: UnsafeContinuation<Void, Never>, whenLoadStops id: UInt64) {
+    guard currentID == id else {
+      waiter.resume()
+      return
     }
-    return IsolatedAwaitedLoad(task: task, ended: ended, forwardsCancellation: forwards)
+    awaitedBy = waiter
+  }
+
+  /// The `async` caller of load `id` was cancelled: the load is cancelled, if it is still current (which tells the
+  /// caller).
+  @usableFromInline
+  func stopAwaitedLoad(_ id: UInt64, isolation: isolated (any Actor)) {
+    guard currentID == id else { return }
+    cancelLoad()
   }
 
   /// Forgets the current load and returns its task (which the caller may cancel). Calls waiting for it return now.
@@ -117,7 +132,7 @@ extension IsolatedStateStorage {
     }
     if let awaitedBy {
       self.awaitedBy = nil
-      awaitedBy.signal()
+      awaitedBy.resume()
     }
     if let reservation {
       self.reservation = nil
@@ -182,7 +197,7 @@ extension IsolatedStateStorage {
       _ = clear()
       if !keepingContent || error == nil { store(new) }
       publishActivity()
-      awaited?.signal()
+      awaited?.resume()
     case .done:
       keepError(nil)
       _ = clear()
@@ -195,29 +210,32 @@ extension IsolatedStateStorage {
   }
 }
 
-/// A load an `async` caller of an actor-owned state waits for: it holds the load's task and its end signal, never the
-/// storage.
+/// A load an `async` caller of an actor-owned state waits for.
 @usableFromInline
-struct IsolatedAwaitedLoad: Sendable {
+struct IsolatedAwaitedLoad<State: ManagedState & Sendable> {
+  @usableFromInline let storage: IsolatedStateStorage<State>
   @usableFromInline let task: Task<Void, Never>
-  /// `nil` for a call that joined a running load: it waits for the task `start` returned, which ends with that load.
-  /// `nonisolated(unsafe)`: the signal is thread-safe (see ``LoadEndSignal``).
-  @usableFromInline nonisolated(unsafe) let ended: LoadEndSignal?
+  /// `0` for a call that joined a running load: it waits for the task `start` returned, which ends with that load.
+  @usableFromInline let id: UInt64
   @usableFromInline let forwardsCancellation: Bool
 
   @inlinable
-  init(task: Task<Void, Never>, ended: LoadEndSignal?, forwardsCancellation: Bool) {
+  init(storage: IsolatedStateStorage<State>, task: Task<Void, Never>, id: UInt64, forwardsCancellation: Bool) {
+    self.storage = storage
     self.task = task
-    self.ended = ended
+    self.id = id
     self.forwardsCancellation = forwardsCancellation
   }
 
-  /// Returns when the load stops being current. Cancelling the calling task cancels the load, and returns at once,
-  /// without waiting for a block that ignores cancellation.
+  /// Returns when the load stops being current, after its final write. Cancelling the calling task cancels the load
+  /// and returns as soon as the owner has stopped it, without waiting for a block that ignores cancellation.
+  ///
+  /// The waiting continuation is kept by the storage and resumed on the owner, once: by ``IsolatedStateStorage/clear()``
+  /// or at once when the load is no longer current. A cancelled caller stops the load through a job on the owner.
   @inlinable
   func wait(isolation: isolated (any Actor)) async {
-    let task = task
-    guard let signal = ended else {
+    let (storage, task, id) = (storage, task, id)
+    guard id != 0 else {
       // A joining call: cancelling it ends only it (its task), never the load it joined.
       await withTaskCancellationHandler {
         await task.value
@@ -227,15 +245,14 @@ struct IsolatedAwaitedLoad: Sendable {
       return
     }
     guard forwardsCancellation else {
-      await signal.wait()
+      await withUnsafeContinuation(isolation: isolation) { storage.resume($0, whenLoadStops: id) }
       return
     }
-    nonisolated(unsafe) let ended = signal
     await withTaskCancellationHandler {
-      await ended.wait()
-    } onCancel: {
+      await withUnsafeContinuation(isolation: isolation) { storage.resume($0, whenLoadStops: id) }
+    } onCancel: { [isolation] in
       task.cancel()
-      ended.signal()
+      Task { await storage.stopAwaitedLoad(id, isolation: isolation) }
     }
   }
 }

@@ -42,8 +42,8 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   @usableFromInline @exclusivity(unchecked) var task: Task<Void, Never>?
   /// Calls waiting for the current load to stop: `.joinRunning` joiners.
   @usableFromInline @exclusivity(unchecked) var waiters: [FirstSignal<Bool>] = []
-  /// The `async` caller that started the current load, told when it stops.
-  @usableFromInline @exclusivity(unchecked) var awaitedBy: LoadEndSignal?
+  /// The `async` caller waiting for the current load, resumed when it stops (on the owner, once).
+  @usableFromInline @exclusivity(unchecked) var awaitedBy: UnsafeContinuation<Void, Never>?
   /// The current load's place in its limiter's queue, until its task claims it.
   @usableFromInline @exclusivity(unchecked) var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
   /// When the last debounced call was made (what a `.leading` debounce compares with).
@@ -61,9 +61,10 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
 
   // MARK: Observers
 
-  /// The state's observers and the activity's, made on first use. The slots give tokens a thread-safe `cancel()`;
-  /// delivery is this storage's own, on the owner (see ``deliver(_:to:)``).
-  @usableFromInline @exclusivity(unchecked) var stateSlot: ObserverSlot?
+  /// The state's observers (made with the storage: a `let`, so a write reads it without retaining it) and the
+  /// activity's (made on first use). The slots give tokens a thread-safe `cancel()`; delivery is this storage's own,
+  /// on the owner (see ``deliver(_:to:)``).
+  @usableFromInline let stateSlot = ObserverSlot.make()
   @usableFromInline @exclusivity(unchecked) var activitySlot: ObserverSlot?
   /// Whether changes are being delivered, and the deliveries of changes made meanwhile, which wait their turn.
   @usableFromInline @exclusivity(unchecked) var isDelivering = false
@@ -79,8 +80,8 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   deinit {
     // No load runs (a running load's task holds the storage). Closing the slots ends `states` sequences.
     for ended in waiters { ended.signal(true) }
-    awaitedBy?.signal()
-    stateSlot?.close()
+    awaitedBy?.resume()
+    stateSlot.close()
     activitySlot?.close()
   }
 
@@ -131,7 +132,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   func store(_ new: State) {
     State.keepLastValue(&keptState, replacing: state, with: new)
     state = new
-    if let stateSlot { deliver(new, to: stateSlot) }
+    deliver(new, to: stateSlot)
   }
 
   /// Delivers `value` to the observers `slot` has now: at once, or after the delivery in progress (a change made by
@@ -172,9 +173,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   func observe(onRegistryEnd: (@Sendable () -> Void)? = nil, _ onChange: @escaping (State) -> Void)
     -> ObservationToken
   {
-    let slot = stateSlot ?? ObserverSlot.make()
-    stateSlot = slot
-    return slot.register(IsolatedObserverCall(onChange, onRegistryEnd: onRegistryEnd))
+    return stateSlot.register(IsolatedObserverCall(onChange, onRegistryEnd: onRegistryEnd))
   }
 
   /// The current state, then every later change, in order, never dropped or coalesced; ends when the storage goes
