@@ -88,6 +88,37 @@ import Testing
     #expect(await owner.history == [.loading, .loaded(2)])
   }
 
+  @Test(arguments: [false, true])
+  func anAsyncCallerCancelledBeforeItCallsCancelsItsLoadAndReturns(whileAnotherLoadRuns: Bool) async {
+    let owner = FeedOwner()
+    await owner.observeAll()
+    let gate = ActorGate()
+    if whileAnotherLoadRuns {
+      await owner.startLoad(0, after: gate)
+      await gate.untilWaiting(1)
+    }
+    let caller = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      await owner.load(1, after: gate)
+    }
+    await caller.value  // returns although its block may wait at the gate: its load was cancelled
+    #expect(await owner.run { $0.$feed.activity.phase } == .idle)
+    #expect(await owner.state == .loading)
+    gate.open()
+    await owner.load(2)
+    #expect(await owner.history == [.loading, .loaded(2)])
+  }
+
+  @Test func anAsyncLoadStartedInsideTheBlockWaitsForItsOwnLoadThoughItSupersededItsCaller() async {
+    let owner = FeedOwner()
+    await owner.observeAll()
+    await owner.loadNested()
+    // The inner call cancelled the outer load's task (its own caller's) and still ran to its end; the outer block's
+    // result is never written.
+    #expect(await owner.history == [.loading, .loaded(2)])
+    #expect(await owner.offExecutor == 0)
+  }
+
   @Test func anAsyncCallerReturnsWhenANewerLoadCancelOrResetStopsItsLoad() async {
     let owner = FeedOwner()
     let gate = ActorGate()
@@ -256,5 +287,17 @@ extension Actor {
     gate.open()
     await task.value
     #expect(released == nil)
+  }
+}
+
+extension FeedOwner {
+  /// An `async` load whose block starts another `async` load of the same state and returns `1` after it.
+  func loadNested() async {
+    await $feed.load {
+      self.check()
+      await self.$feed.load { 2 }
+      self.check()
+      return 1
+    }
   }
 }
