@@ -123,56 +123,18 @@ extension StateHost {
       permit?.release()
       return outcome
     }
-    if timeout <= .zero {
-      permit?.release()
-      thrown = TimeoutError()
-      return LoadOutcome(error: TimeoutError(), failure: plan.failure)
-    }
-    let ended = FirstSignal<AttemptEnd>()
-    let body = Task {
-      var thrown: (any Error)?
-      // Cancelled before it ran (the load stopped being current while the attempt was being set up, for example
-      // during the hop to this task): the block never starts.
-      let outcome = Task.isCancelled ? .done : await runBody(plan, id: id, host: host, thrown: &thrown)
-      permit?.release()
-      ended.signal(.returned)
-      return AttemptResult(outcome: outcome, thrown: thrown)
-    }
-    let clock = plan.clock
-    // Idempotent, and run by the timer when it wakes — or sooner by a clock that runs a sleep's `WakeAction` at its
-    // deadline (a `TestClock`, within `advance`), so that the timed-out block stops sleeping on it at once.
-    let timeUp: @Sendable () -> Void = {
-      ended.signal(.timedOut)
-      body.cancel()
-    }
-    let timer = Task {
-      guard
-        (try? await DeadlineSleep.sleep(for: min(timeout, DeadlineSleep.longest), on: clock, onWake: timeUp)) != nil
-      else {
-        return  // cancelled (the attempt ended first), or a clock that failed: no timeout
+    return await TimeoutRace.run(
+      timeout: timeout, on: plan.clock, holding: permit, failure: plan.failure, thrown: &thrown
+    ) { ended in
+      Task {
+        var thrown: (any Error)?
+        // Cancelled before it ran (the load stopped being current while the attempt was being set up, for example
+        // during the hop to this task): the block never starts.
+        let outcome = Task.isCancelled ? .done : await runBody(plan, id: id, host: host, thrown: &thrown)
+        permit?.release()
+        ended.signal(.returned)
+        return AttemptResult(outcome: outcome, thrown: thrown)
       }
-      timeUp()
-    }
-    // The block's task is cancelled in the handler itself, synchronously: a load started from inside the block
-    // supersedes this one, and must see its caller cancelled at once (see `startAwaited`).
-    let end = await withTaskCancellationHandler {
-      await ended.wait()
-    } onCancel: {
-      body.cancel()
-      ended.signal(.stopped)
-    }
-    timer.cancel()
-    switch end {
-    case .returned:
-      let result = await body.value
-      thrown = result.thrown
-      return result.outcome
-    case .timedOut:
-      body.cancel()
-      thrown = TimeoutError()
-      return LoadOutcome(error: TimeoutError(), failure: plan.failure)
-    case .stopped:
-      return .done
     }
   }
 
@@ -193,44 +155,25 @@ extension StateHost {
     current.enter(phase)
   }
 
-  /// Calls `onInterrupt` after each accumulated delay while load `id` is current. A zero or negative delay fires
-  /// at once and adds nothing. An error thrown from `onInterrupt` ends the load like an error from the block, and
-  /// cancels the load's task (never retried).
+  /// Calls `onInterrupt` after each accumulated delay while load `id` is current (``InterruptSchedule``). An error
+  /// thrown from `onInterrupt` ends the load like an error from the block, and cancels the load's task (never
+  /// retried).
   @inlinable
   static func runInterrupts(
     _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, from start: any InstantProtocol<Duration>
   ) async {
     guard let onInterrupt = plan.onInterrupt else { return }
-    await runInterrupts(plan, onInterrupt, id: id, host: host, from: start, on: plan.clock)
-  }
-
-  /// The interrupts on the options' clock (opened, so that each deadline is measured from `start`, the moment the
-  /// first attempt started: `[1 s, 2 s]` fires at 1 s and 3 s however long `onInterrupt` takes, also when a manual
-  /// clock jumps to 3 s).
-  @usableFromInline
-  static func runInterrupts<C: Clock<Duration>>(
-    _ plan: LoadPlan<State>, _ onInterrupt: @MainActor (_ accumulatedDelay: Duration) throws -> Void, id: UInt64,
-    host: HostReference<Self>, from start: any InstantProtocol<Duration>, on clock: C
-  ) async {
-    let origin = (start as? C.Instant) ?? clock.now
-    var accumulated = Duration.zero
-    for requested in plan.interrupts {
-      if requested > .zero {
-        let previous = accumulated
-        accumulated = DeadlineSleep.adding(requested, to: accumulated)
-        do {
-          try await DeadlineSleep.sleep(until: accumulated, since: origin, from: previous, on: clock)
-        } catch { return }
-      }
-      guard let current = host.object, current.mayWrite(id) else { return }
+    await InterruptSchedule.run(plan.interrupts, from: start, on: plan.clock) { accumulated in
+      guard let current = host.object, current.mayWrite(id) else { return false }
       // Taken before `onInterrupt` runs: it may start a newer load, whose task must not be cancelled here.
       let task = current.tracker.task
       do {
         try onInterrupt(accumulated)
+        return true
       } catch {
         current.finish(id, with: LoadOutcome(error: error, failure: plan.failure), keepingContent: plan.keepsContent)
         task?.cancel()
-        return
+        return false
       }
     }
   }

@@ -161,90 +161,41 @@ extension IsolatedStateStorage {
       permit?.release()
       return outcome
     }
-    if timeout <= .zero {
-      permit?.release()
-      thrown = TimeoutError()
-      return LoadOutcome(error: TimeoutError(), failure: plan.failure)
-    }
-    let ended = FirstSignal<AttemptEnd>()
-    // On the owner too: the block runs there, in a task of its own that a timeout cancels.
-    let body = Task {
-      var thrown: (any Error)?
-      let outcome =
-        Task.isCancelled
-        ? .done
-        : await self.runBody(
-          plan, id: id, thrown: &thrown, isolation: isolation)
-      permit?.release()
-      ended.signal(.returned)
-      return AttemptResult(outcome: outcome, thrown: thrown)
-    }
-    let clock = plan.clock
-    let timeUp: @Sendable () -> Void = {
-      ended.signal(.timedOut)
-      body.cancel()
-    }
-    let timer = Task {
-      guard
-        (try? await DeadlineSleep.sleep(for: min(timeout, DeadlineSleep.longest), on: clock, onWake: timeUp)) != nil
-      else { return }
-      timeUp()
-    }
-    let end = await withTaskCancellationHandler {
-      await ended.wait()
-    } onCancel: {
-      body.cancel()
-      ended.signal(.stopped)
-    }
-    timer.cancel()
-    switch end {
-    case .returned:
-      let result = await body.value
-      thrown = result.thrown
-      return result.outcome
-    case .timedOut:
-      body.cancel()
-      thrown = TimeoutError()
-      return LoadOutcome(error: TimeoutError(), failure: plan.failure)
-    case .stopped:
-      return .done
+    return await TimeoutRace.run(
+      timeout: timeout, on: plan.clock, holding: permit, failure: plan.failure, thrown: &thrown,
+      isolation: isolation
+    ) { ended in
+      // On the owner too (it uses `isolation`): the block runs there, in a task of its own that a timeout cancels.
+      Task {
+        var thrown: (any Error)?
+        let outcome =
+          Task.isCancelled ? .done : await self.runBody(plan, id: id, thrown: &thrown, isolation: isolation)
+        permit?.release()
+        ended.signal(.returned)
+        return AttemptResult(outcome: outcome, thrown: thrown)
+      }
     }
   }
 
-  /// Calls `onInterrupt` after each accumulated delay while load `id` is current; see the main-actor controllers.
+  /// Calls `onInterrupt` after each accumulated delay while load `id` is current (``InterruptSchedule``); an error it
+  /// throws ends the load like the block's and cancels the load's task.
   @usableFromInline
   func runInterrupts(
     _ plan: IsolatedPlan<State>, id: UInt64, from start: any InstantProtocol<Duration>,
     isolation: isolated (any Actor)
   ) async {
     guard let onInterrupt = plan.onInterrupt else { return }
-    await runInterrupts(plan, onInterrupt, id: id, from: start, on: plan.clock, isolation: isolation)
-  }
-
-  @usableFromInline
-  func runInterrupts<C: Clock<Duration>>(
-    _ plan: IsolatedPlan<State>, _ onInterrupt: (_ accumulatedDelay: Duration) throws -> Void, id: UInt64,
-    from start: any InstantProtocol<Duration>, on clock: C, isolation: isolated (any Actor)
-  ) async {
-    let origin = (start as? C.Instant) ?? clock.now
-    var accumulated = Duration.zero
-    for requested in plan.interrupts {
-      if requested > .zero {
-        let previous = accumulated
-        accumulated = DeadlineSleep.adding(requested, to: accumulated)
-        do {
-          try await DeadlineSleep.sleep(until: accumulated, since: origin, from: previous, on: clock)
-        } catch { return }
-      }
-      guard mayWrite(id) else { return }
+    await InterruptSchedule.run(plan.interrupts, from: start, on: plan.clock, isolation: isolation) { accumulated in
+      guard mayWrite(id) else { return false }
       // Taken before `onInterrupt` runs: it may start a newer load, whose task must not be cancelled here.
       let task = self.task
       do {
         try onInterrupt(accumulated)
+        return true
       } catch {
         finish(id, with: LoadOutcome(error: error, failure: plan.failure), keepingContent: plan.keepsContent)
         task?.cancel()
-        return
+        return false
       }
     }
   }
