@@ -131,9 +131,11 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   // MARK: Fetching
 
   /// Starts a fetch (superseding one in flight) with `block` and `options`; every bound state that does not wait yet
-  /// gets a load that waits for it (writing no `.loading`: it keeps what it shows).
+  /// gets a load that waits for it (writing no `.loading`: it keeps what it shows) — but `caller`, whose own call
+  /// starts its waiting load right after.
   func fetch(
-    _ block: @escaping @MainActor () async throws -> Value, options: LoadOptions, priority: TaskPriority?
+    _ block: @escaping @MainActor () async throws -> Value, options: LoadOptions, priority: TaskPriority?,
+    except caller: CacheBinding<Value>? = nil
   ) {
     let recipe = madeRecipe
     recipe.block = block
@@ -148,7 +150,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     fetchOptions.minimumLoadingTime = nil
     fetchOptions.cancellation = .keepState
     start(.load(returning: block), silently: true, options: fetchOptions, priority: priority)
-    for binding in bindings where !binding.isWaiting {
+    for binding in bindings where binding !== caller && !binding.isWaiting {
       _ = binding.startLoad(binding.waitingPlan(), silently: true, priority: priority)
       binding.noteWaitingLoad()
     }
