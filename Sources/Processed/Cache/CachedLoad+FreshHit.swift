@@ -11,15 +11,14 @@ extension CachedLoad {
   ) -> Bool {
     // A running load of the state is the general path's (`.joinRunning`, or the write ending it).
     guard !storage.tracker.isRunning else { return false }
-    let id = BoundStateID(storage, nil)
-    // The table may still hold the binding of a released storage at the same address: the type and identity checks
-    // rule it out. A bound entry is in its cache (leaving the cache unbinds its states), so it is the key's entry
-    // when its cache (told by its clock) and its key are the call's; its `Value` type is the binding's.
-    guard let binding = CacheBindings.table[id] as? StorageCacheBinding<Value>,
-      binding.reference === storage.sharedHostReference,
+    // The storage's own binding, bound while its entry is set. A bound entry is in its cache (leaving the cache
+    // unbinds its states), so it is the key's entry when its cache (told by its clock) and its key are the call's;
+    // its `Value` type is the binding's.
+    guard let binding = storage.cacheBinding as? StorageCacheBinding<Value>,
       let entry = binding.entry, entry.clock === cache.clock, let value = entry.value, !entry.invalidated,
       entry.key.storage == key.storage
     else { return false }
+    let id = binding.id
     let staleTime: Duration?
     let recorded: LoadOptions?
     if let options {

@@ -14,14 +14,12 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
     super.init(id: BoundStateID(storage, nil))
   }
 
-  /// The storage's binding: the one it has, else a new one (not bound yet).
+  /// The storage's binding: the one it keeps, else a new one (not bound yet), which it keeps from now on.
   static func of(_ storage: StateStorage<State>) -> StorageCacheBinding {
-    if let bound = CacheBindings.table[BoundStateID(storage, nil)] as? StorageCacheBinding,
-      bound.reference === storage.sharedHostReference
-    {
-      return bound
-    }
-    return StorageCacheBinding(storage)
+    if let kept = storage.cacheBinding as? StorageCacheBinding { return kept }
+    let made = StorageCacheBinding(storage)
+    storage.cacheBinding = made
+    return made
   }
 
   override func host() -> (any StateHost<State>)? { storage }

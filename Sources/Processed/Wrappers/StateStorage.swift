@@ -30,6 +30,9 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   @usableFromInline @exclusivity(unchecked) var lastValueState: State?
   /// The declaration's options (`@Loadable(options:)`), for loads given none.
   @usableFromInline let declaredOptions: LoadOptions.Resolved?
+  /// The state's binding to cache entries (a `StorageCacheBinding`), made on its first cached load and kept: a fresh
+  /// hit reaches it without a table lookup. Bound exactly while its `entry` is set.
+  @usableFromInline @exclusivity(unchecked) var cacheBinding: AnyCacheBinding?
 
   @usableFromInline
   nonisolated init(_ state: State, options: LoadOptions? = nil) {
