@@ -18,7 +18,6 @@ extension CachedLoad {
       let entry = binding.entry, entry.clock === cache.clock, let value = entry.value, !entry.invalidated,
       entry.key.storage == key.storage
     else { return false }
-    let id = binding.id
     let staleTime: Duration?
     let recorded: LoadOptions?
     if let options {
@@ -33,11 +32,11 @@ extension CachedLoad {
     guard entry.clock.now() - entry.writtenAt < staleTime ?? cache.staleTime else { return false }
     entry.moveToEnd(binding)
     entry.record(block, options: recorded)
-    CacheBindings.asCache(id) {
-      storage.keepError(nil)
-      storage.overwrite(.loaded(value))
-      storage.publishActivity()
-    }
+    // What `overwrite` does as the cache when no load runs: the write, without the unbinding hook (the state stays
+    // bound), so observers' own loads, cancels and resets unbind it as usual.
+    storage.keepError(nil)
+    storage.store(.loaded(value))
+    storage.publishActivity()
     return true
   }
 
