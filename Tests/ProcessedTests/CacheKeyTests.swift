@@ -81,6 +81,32 @@ import Testing
   }
 }
 
+extension CacheKeyTests {
+  /// A key of one or two components keeps them in place and the cache stores them in an array: both forms name the
+  /// same entry, and a fresh hit's comparison of the two (`matches`) agrees with `==` for every length.
+  @Test func keysKeptInPlaceAndAsStoredAgreeForEveryLength() {
+    let keys: [CacheKey<Int>] = [
+      CacheKey("a"), CacheKey("a", 1), CacheKey("a", Int64(1)), CacheKey("a", 2), CacheKey("b", 1),
+      CacheKey("a", 1, "c"), CacheKey("a", 1, "c", 4), CacheKey(1), CacheKey(1, "a"), CacheKey("a", Named("x")),
+    ]
+    for key in keys {
+      let stored = key.erased
+      #expect(stored.storage.items.count == key.components.count)
+      for other in keys {
+        #expect(other.storage.matches(stored.storage) == (other == key), "\(other) against \(key)")
+        #expect((other.erased == stored) == (other == key))
+        if other == key { #expect(other.erased.hashValue == stored.hashValue) }
+      }
+    }
+    // A key built in place finds the entry stored for an equal key.
+    var table: [AnyCacheKey: Int] = [:]
+    for (index, key) in keys.enumerated() where table[key.erased] == nil { table[key.erased] = index }
+    #expect(table[CacheKey<Int>("a", Int8(1)).erased] == 1)
+    #expect(table[CacheKey<Int>("a", 1, "c").erased] == 5)
+    #expect(CacheKey<Int>("a", 1).description == "CacheKey<Int>(a, 1)")
+  }
+}
+
 /// A component whose description is its name, so that it describes like a `String` without being one.
 private struct Named: Hashable, Sendable, CustomStringConvertible {
   let name: String

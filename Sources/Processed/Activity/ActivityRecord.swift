@@ -63,7 +63,7 @@ extension StateHost {
   }
 
   /// Keeps `error` beside the state (`nil` clears it).
-  @usableFromInline
+  @inlinable
   func keepError(_ error: (any Error)?) {
     if error == nil, activityRecord?.lastError == nil { return }
     makeActivityRecord().lastError = error

@@ -88,10 +88,11 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// ``record(_:)`` of a call's block and options (`nil`: `.default`).
   @inlinable
   func record(_ block: @escaping @MainActor () async throws -> Value, options: LoadOptions?) {
-    let recipe = madeRecipe
+    let recipe = self.recipe ?? madeRecipe
     if !recipe.hasFetched {
       recipe.block = block
-      recipe.options = options
+      // Options are large: a call given none (the usual fresh hit) leaves `nil` as it is without copying.
+      if options != nil || recipe.options != nil { recipe.options = options }
     }
   }
 

@@ -23,7 +23,7 @@
 /// one built from the same components: its value can be written but not found again with a new key.
 public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvertible {
   /// The components, in order; never empty.
-  @usableFromInline let storage: CacheKeyComponents
+  @usableFromInline let storage: CacheKeyParts
 
   /// Creates a key from its components, in order, from the most general to the most specific.
   ///
@@ -37,15 +37,14 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
   ///   - rest: The components after it.
   @inlinable
   public init(_ first: some Hashable & Sendable, _ rest: any Hashable & Sendable...) {
-    // Array literals for the common lengths: one allocation of the exact size, its type's metadata cached.
-    let components: [CacheKeyComponent]
+    // One or two components are kept in place (no allocation); more in an array of the exact size.
     switch rest.count {
-    case 0: components = [CacheKeyComponent(first)]
-    case 1: components = [CacheKeyComponent(first), CacheKeyComponent(rest[0])]
-    case 2: components = [CacheKeyComponent(first), CacheKeyComponent(rest[0]), CacheKeyComponent(rest[1])]
-    default: components = [CacheKeyComponent(first)] + rest.map { CacheKeyComponent($0) }
+    case 0: storage = .one(CacheKeyComponent(first))
+    case 1: storage = .two(CacheKeyComponent(first), CacheKeyComponent(existential: rest[0]))
+    default:
+      storage = .many(
+        CacheKeyComponents(items: [CacheKeyComponent(first)] + rest.map { CacheKeyComponent(existential: $0) }))
     }
-    storage = CacheKeyComponents(items: components)
   }
 
   /// The key written as `CacheKey<Value>(c1, c2, …)`, each component as `String(describing:)` writes it.
@@ -54,15 +53,15 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
   /// CacheKey<Int>("count", 7).description  // "CacheKey<Int>(count, 7)"
   /// ```
   public var description: String {
-    let components = storage.items.map { String(describing: $0.anyHashable.base) }
+    let components = storage.components.items.map { String(describing: $0.anyHashable.base) }
     return "CacheKey<\(String(describing: Value.self))>(\(components.joined(separator: ", ")))"
   }
 
   /// The components, in order, as they compare.
-  var components: [AnyHashable] { storage.values }
+  var components: [AnyHashable] { storage.components.values }
 
   /// The key with its `Value` type as data, for a dictionary holding keys of every type.
-  var erased: AnyCacheKey { AnyCacheKey(valueType: Value.self, storage: storage) }
+  var erased: AnyCacheKey { AnyCacheKey(valueType: Value.self, storage: storage.components) }
 }
 
 /// A ``CacheKey`` of any `Value` type: the type's identity and the components.

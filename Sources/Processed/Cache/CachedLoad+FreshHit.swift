@@ -16,7 +16,7 @@ extension CachedLoad {
     // its `Value` type is the binding's.
     guard let binding = storage.cacheBinding as? StorageCacheBinding<Value>,
       let entry = binding.entry, entry.clock === cache.clock, let value = entry.value, !entry.invalidated,
-      entry.key.storage == key.storage
+      key.storage.matches(entry.key.storage)
     else { return false }
     let staleTime: Duration?
     let recorded: LoadOptions?

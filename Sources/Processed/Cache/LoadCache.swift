@@ -142,8 +142,9 @@ public final class LoadCache: Sendable {
   /// ```
   @MainActor
   public func remove<V>(_ key: CacheKey<V>) {
-    mutations.removeValue(forKey: key.erased)?.isDetached = true
-    guard let entry = entries.removeValue(forKey: key.erased) else { return }
+    let erased = key.erased
+    mutations.removeValue(forKey: erased)?.isDetached = true
+    guard let entry = entries.removeValue(forKey: erased) else { return }
     entry.drop()
   }
 
@@ -175,16 +176,24 @@ public final class LoadCache: Sendable {
 
   @MainActor
   func entry<V>(for key: CacheKey<V>) -> CacheEntry<V>? {
-    guard let entry = entries[key.erased] else { return nil }
+    entry(for: key.erased, of: V.self)
+  }
+
+  /// The entry of `erased`, a `CacheKey<V>`'s erased form.
+  @MainActor
+  func entry<V>(for erased: AnyCacheKey, of _: V.Type) -> CacheEntry<V>? {
+    guard let entry = entries[erased] else { return nil }
     // The erased key holds `V`'s identity, so the entry stored for it is a `CacheEntry<V>`.
     return unsafeDowncast(entry, to: CacheEntry<V>.self)
   }
 
   @MainActor
   func makeEntry<V>(for key: CacheKey<V>) -> CacheEntry<V> {
-    if let entry = entry(for: key) { return entry }
-    let entry = CacheEntry<V>(key: key.erased, cache: self)
-    entries[key.erased] = entry
+    // Erased once: the entry, the table and the key index share its components.
+    let erased = key.erased
+    if let entry = entry(for: erased, of: V.self) { return entry }
+    let entry = CacheEntry<V>(key: erased, cache: self)
+    entries[erased] = entry
     return entry
   }
 

@@ -25,7 +25,7 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   @usableFromInline @exclusivity(unchecked) var modelLinkResolved = false
 
   @usableFromInline var lastLoadCall: LoadCallMark?
-  @usableFromInline var activityRecord: ActivityRecord?
+  @usableFromInline @exclusivity(unchecked) var activityRecord: ActivityRecord?
   /// The last state that held a value, while the state holds none (``LoadableController/lastValue``).
   @usableFromInline @exclusivity(unchecked) var lastValueState: State?
   /// The declaration's options (`@Loadable(options:)`), for loads given none.
