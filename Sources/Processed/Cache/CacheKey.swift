@@ -40,10 +40,10 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
     // One or two components are kept in place (no allocation); more in an array of the exact size.
     switch rest.count {
     case 0: storage = .one(CacheKeyComponent(first))
-    case 1: storage = .two(CacheKeyComponent(first), CacheKeyComponent(existential: rest[0]))
+    case 1: storage = .two(CacheKeyComponent(first), CacheKeyComponent(rest[0]))
     default:
       storage = .many(
-        CacheKeyComponents(items: [CacheKeyComponent(first)] + rest.map { CacheKeyComponent(existential: $0) }))
+        CacheKeyComponents(items: [CacheKeyComponent(first)] + rest.map { CacheKeyComponent($0) }))
     }
   }
 

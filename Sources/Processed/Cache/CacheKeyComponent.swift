@@ -35,19 +35,6 @@ enum CacheKeyComponent: Hashable, Sendable {
     }
   }
 
-  /// A component given as an existential (a key's components after the first): cast from the existential itself,
-  /// without opening it into a generic call.
-  @inlinable
-  init(existential component: any Hashable & Sendable) {
-    if let value = component as? Int {
-      self = .int(value)
-    } else if let value = component as? String {
-      self = .string(value)
-    } else {
-      self = .other(Boxed(AnyHashable(component)))
-    }
-  }
-
   init(anyHashable value: AnyHashable) {
     if let int = value.base as? Int {
       self = .int(int)
