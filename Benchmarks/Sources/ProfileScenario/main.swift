@@ -3,7 +3,7 @@
 //        ProfileScenario load|keypathload|handload|yieldload|yieldsinkload|yieldobserved|yieldnoobs|yieldplain [count] [rounds]
 //        ProfileScenario yieldvs [count] [rounds]   (the yielding load and its floor, alternated)
 //        ProfileScenario cycle|keypathcycle|plainkeypathcycle|processcycle|handcycle [count] [rounds]   (each load awaited before the next)
-//        ProfileScenario cachehit|handcachehit|cachemiss [count] [rounds]   (a fresh hit, its floor, a miss cycle)
+//        ProfileScenario cachehit|handcachehit|cachemiss|cachemissasync [count] [rounds]   (a fresh hit, its floor, a miss cycle)
 //        ProfileScenario isocycle|isotaskcycle|handisocycle|handisotaskcycle [count] [rounds]   (actor-owned load cycles)
 import Foundation
 import HandWritten
@@ -156,15 +156,19 @@ func backToBack(_ scenario: String) async {
     let state = HandSharedState()
     _ = state.observers.add { _ in }
     for _ in 0..<count { _ = cache.load(state, key: HandCacheKey("k", 0)) }
-  case "cachemiss":
+  case "cachemiss", "cachemissasync":
     let cache = LoadCache()
     let controller = Loadable<Int>().projectedValue
     let token = controller.observe { _ in }
     for i in 0..<count {
       let key = CacheKey<Int>("m", 0)
       cache.remove(key)
-      let task: Task<Void, Never> = controller.load(key, in: cache) { i }
-      await task.value
+      if scenario == "cachemissasync" {
+        await controller.load(key, in: cache) { i }
+      } else {
+        let task: Task<Void, Never> = controller.load(key, in: cache) { i }
+        await task.value
+      }
     }
     withExtendedLifetime(token) {}
   case "isocycle", "isotaskcycle":

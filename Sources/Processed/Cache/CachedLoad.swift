@@ -82,9 +82,36 @@ enum CachedLoad {
     }
     guard let (entry, silently) = bindNow(call) else { return }
     fetchIfNeeded(entry, call, priority: nil, except: binding)
-    let load = binding.startAwaitedLoad(binding.waitingPlan(), silently: silently, options: presentation(call))
+    let options = presentation(call)
+    // A wrapper's state (a key-path host may be made for the call and kept alive only by a load's task).
+    if options.isPlain, binding is StorageCacheBinding<Value>, let host = binding.host(), !host.tracker.isRunning,
+      !Task.isCancelled
+    {
+      await waitInCaller(binding, host, silently: silently, options: options)
+      return
+    }
+    let load = binding.startAwaitedLoad(binding.waitingPlan(), silently: silently, options: options)
     binding.noteWaitingLoad()
     await load.wait()
+  }
+
+  /// The waiting load of an `async` call, run in the caller's task: what the waiting plan's task would do — wait
+  /// until the entry's fetch ends or the state is unbound (the entry writes the outcome and ends the load), then end
+  /// the load if it is still current — without a task of its own. Taken when the call presents nothing calmly, no
+  /// load of the state runs (so starting this one cannot cancel the caller's own task), the state is a wrapper's and the
+  /// caller is not cancelled: cancelling the caller then cancels this load, as cancelling the waiting task would.
+  private static func waitInCaller<Value>(
+    _ binding: CacheBinding<Value>, _ host: any StateHost<LoadableState<Value>>, silently: Bool,
+    options: LoadOptions
+  ) async {
+    let signal = FirstSignal<Bool>()
+    binding.waitSignal = signal
+    let id = CacheBindings.asCache(binding.id) {
+      host.launchInCaller(.loading, writingStartState: !silently, options: options)
+    }
+    binding.waitingLoad = id
+    await LoadJoin.wait(until: signal)
+    host.finish(id, with: .done)
   }
 
   /// With `.joinRunning`, a call made while the state's own load is in progress joins it and does nothing to the

@@ -90,6 +90,23 @@ extension StateHost {
     return task
   }
 
+  /// Starts a load that runs in its caller's task, and returns its id: an `async` cached call whose load only waits
+  /// for its entry's fetch runs that wait itself (no task to start and to resume). Like `launch` it supersedes the
+  /// current load and writes the start state; the caller ends it with `finish` once its wait is over. `options`: the
+  /// call's plain options (no calm presentation), timed for a later `.leading` debounce like any call's.
+  @usableFromInline
+  func launchInCaller(_ startState: State, writingStartState: Bool, options: LoadOptions) -> UInt64 {
+    noteLoadCall(on: resolveOptions(options, interrupted: false))
+    if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }
+    tracker.clear()?.cancel()
+    let id = LoadTracker.nextID()
+    tracker.begin(id, task: nil)
+    clearLoadActivity()
+    if writingStartState, !currentState.isAlready(startState) { store(startState) }
+    publishActivity()
+    return id
+  }
+
   /// A call whose options change how it starts: `.joinRunning` while a load is in progress starts nothing and returns a
   /// task that ends with that load; a debounce that applies supersedes the current load at once but writes nothing
   /// until its delay is over (see ``LoadPhases``).

@@ -37,7 +37,7 @@ struct LoadTracker: Sendable {
   func isCurrent(_ id: UInt64) -> Bool { currentID == id }
 
   @inlinable
-  mutating func begin(_ id: UInt64, task: Task<Void, Never>) {
+  mutating func begin(_ id: UInt64, task: Task<Void, Never>?) {
     currentID = id
     self.task = task
   }
