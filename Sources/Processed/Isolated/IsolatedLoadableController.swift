@@ -169,7 +169,8 @@ public struct IsolatedLoadableController<Value: Sendable> {
   // MARK: async forms
 
   /// Loads the value `block` returns and waits until the load stops: it ended, or a newer load, `cancel()` or
-  /// `reset()` stopped it. Cancelling the caller cancels the load and returns at once.
+  /// `reset()` stopped it. Cancelling the caller cancels the load and returns once the actor has stopped it, without
+  /// waiting for a block that ignores cancellation.
   ///
   /// ```swift
   /// await $feed.load { try await api.feed() }

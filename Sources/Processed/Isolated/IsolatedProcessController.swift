@@ -103,7 +103,8 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   // MARK: async forms
 
   /// Runs `process` and waits until the run stops: it ended, or a newer run, `cancel()` or `reset()` stopped it.
-  /// Cancelling the caller cancels the run and returns at once.
+  /// Cancelling the caller cancels the run and returns once the actor has stopped it, without waiting for a block
+  /// that ignores cancellation.
   ///
   /// ```swift
   /// await $job.run(.sync) { try await api.sync() }
