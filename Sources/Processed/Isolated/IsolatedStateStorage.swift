@@ -14,8 +14,8 @@ public import CProcessedAtomics
 /// `@unchecked Sendable`, and its fields `@exclusivity(unchecked)`, under one invariant: every member is touched only on
 /// the owning actor, in short accesses that never span a call to user code (Unsafe/README.md, invariant 1). The one
 /// entry from elsewhere is ``reportProgress(_:from:isolation:)`` (it is its loads' progress sink, so a load makes no
-/// sink of its own), which checks that its caller is the owner before it touches anything; `deinit` touches only the
-/// thread-safe slots and signals. Being `Sendable` does not let a state leave its actor: the wrappers and controllers
+/// sink of its own), which checks that its caller is the owner before it touches anything (a cancelled `async` caller
+/// stops its load through a job isolated to the owner); `deinit` touches only the thread-safe slots and signals. Being `Sendable` does not let a state leave its actor: the wrappers and controllers
 /// that hold it are not `Sendable`.
 @usableFromInline
 final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sendable, ProgressSink {
@@ -80,7 +80,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   deinit {
     // No load runs (a running load's task holds the storage). Closing the slots ends `states` sequences.
     for ended in waiters { ended.signal(true) }
-    awaitedBy?.resume()
+    awaitedBy?.resume()  // never set here (a waiting caller holds the storage); resumed rather than leaked
     stateSlot.close()
     activitySlot?.close()
   }
