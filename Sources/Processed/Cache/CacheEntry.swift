@@ -223,6 +223,16 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     }
   }
 
+  /// The fetch's block threw `ResetLoadable`: the fetch ends, the entry keeps what it holds, and each state that waited
+  /// for the fetch acts on it as its own load would — it is reset (which unbinds it), as if it had thrown it itself.
+  @usableFromInline
+  func loadAskedForReset() {
+    resetState()
+    for binding in bindings where binding.isWaiting {
+      binding.host()?.resetState()
+    }
+  }
+
   /// The fetch ended (its outcome, if any, is written right after): the blocks of the states' waiting loads may
   /// return. A restarted fetch does not end the first (the waits go on).
   @usableFromInline

@@ -254,7 +254,7 @@ extension StateHost {
     case .cancel:
       cancelLoad()
     case .reset:
-      resetState()
+      loadAskedForReset()
     }
   }
 

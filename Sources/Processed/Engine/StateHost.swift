@@ -26,6 +26,8 @@ protocol StateHost<State>: AnyObject, Sendable {
   var cacheIdentity: BoundStateID? { get }
   /// Called when the host no longer has a current load (it ended, was cancelled or reset).
   func loadDidEnd()
+  /// The current load's block asked for a reset (it threw `ResetLoadable`, `ResetProcess`): resets the state.
+  func loadAskedForReset()
   /// The reference to this host that its loads' tasks hold; see ``hostReference``.
   var sharedHostReference: HostReference<Self>? { get set }
   /// Whether only main-actor code ever holds a host of this type, so that it is always released there (its
@@ -38,6 +40,11 @@ extension StateHost {
   /// usual. Main-actor hosts (`KeyPathHost`) implement their own.
   @inlinable
   func storeUnretained(_ state: State) { store(state) }
+
+  /// A state's own load asking for a reset resets it. A cache entry (whose load is a fetch shared by the states
+  /// bound to it) implements its own.
+  @inlinable
+  func loadAskedForReset() { resetState() }
 
   /// The reference to this host that its loads' tasks hold, made on first use.
   @inlinable
