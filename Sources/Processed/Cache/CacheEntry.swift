@@ -91,8 +91,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     let recipe = self.recipe ?? madeRecipe
     if !recipe.hasFetched {
       recipe.block = block
-      // Options are large: a call given none (the usual fresh hit) leaves `nil` as it is without copying.
-      if options != nil || recipe.options != nil { recipe.options = options }
+      recipe.options = options
     }
   }
 

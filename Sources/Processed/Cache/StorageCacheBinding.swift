@@ -1,10 +1,10 @@
 /// A `@Loadable` wrapper's state bound to a cache entry (also when reached through a key path).
 @usableFromInline @MainActor
 final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
-  /// The storage's shared host reference (weak to the storage, made once per storage): it reaches the storage, and
-  /// tells by identity that a binding in the table is this storage's, not a released one's at the same address,
-  /// without loading a weak reference.
-  @usableFromInline let reference: HostReference<StateStorage<State>>
+  /// The storage's shared host reference (weak to the storage, made once per storage): it reaches the storage
+  /// without a weak reference of the binding's own. The storage keeps its binding (`StateStorage.cacheBinding`), so a
+  /// binding is never taken for another storage's.
+  let reference: HostReference<StateStorage<State>>
 
   /// The storage, while it exists.
   var storage: StateStorage<State>? { reference.weakObject }
