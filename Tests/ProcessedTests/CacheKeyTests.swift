@@ -107,6 +107,34 @@ extension CacheKeyTests {
   }
 }
 
+extension CacheKeyTests {
+  /// The one- and two-component initializers read their components' static types; the variadic one takes
+  /// existentials. Every way of spelling a key names the same entry, as `AnyHashable` compares the components.
+  @Test func staticallyTypedAndExistentialComponentsMakeTheSameKey() {
+    let some: Int? = 1
+    let none: Int? = nil
+    let typed: [CacheKey<Int>] = [
+      CacheKey("a"), CacheKey("a", 1), CacheKey("a", Int64(1)), CacheKey("a", some), CacheKey("a", none),
+      CacheKey("a", "b"), CacheKey(Named("n"), 2), CacheKey(7),
+    ]
+    let components: [[any Hashable & Sendable]] = [
+      ["a"], ["a", 1], ["a", Int64(1)], ["a", some], ["a", none], ["a", "b"], [Named("n"), 2], [7],
+    ]
+    for (key, parts) in zip(typed, components) {
+      let boxed = parts.count == 1 ? CacheKey<Int>(parts[0]) : CacheKey<Int>(parts[0], parts[1])
+      #expect(key == boxed, "\(key)")
+      #expect(key.hashValue == boxed.hashValue)
+      #expect(key.erased == boxed.erased)
+      #expect(key.storage.matches(boxed.erased.storage))
+      #expect(key.components == parts.map { AnyHashable($0) })
+    }
+    // Equal exactly when the components' `AnyHashable`s are.
+    #expect((CacheKey<Int>("a", some) == CacheKey<Int>("a", 1)) == (AnyHashable(some) == AnyHashable(1)))
+    #expect(CacheKey<Int>("a", none) != CacheKey<Int>("a", 1))
+    #expect(CacheKey<Int>("a", none) == CacheKey<Int>("a", Int?.none))
+  }
+}
+
 /// A component whose description is its name, so that it describes like a `String` without being one.
 private struct Named: Hashable, Sendable, CustomStringConvertible {
   let name: String

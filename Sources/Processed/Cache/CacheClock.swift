@@ -5,8 +5,11 @@
 /// references weakly) and to tell by identity that an entry belongs to a given cache.
 @usableFromInline
 final class CacheClock: Sendable {
-  /// How long since the cache was made.
-  @usableFromInline let now: @Sendable () -> Duration
+  /// When the cache was made, when its clock is the default `ContinuousClock`: read in place, without a closure call
+  /// (a fresh hit reads the time).
+  @usableFromInline let continuousOrigin: ContinuousClock.Instant?
+  /// How long since the cache was made, on any other clock.
+  @usableFromInline let readNow: @Sendable () -> Duration
   /// Sleeps until `offset` after the cache was made (see ``DeadlineSleep``).
   let sleep: @Sendable (_ offset: Duration) async throws -> Void
 
@@ -16,12 +19,15 @@ final class CacheClock: Sendable {
 
   private init<C: Clock<Duration>>(opening clock: C) {
     let origin = clock.now
-    if let continuous = clock as? ContinuousClock, let start = origin as? ContinuousClock.Instant {
-      // The default clock, read without the generic clock's witness calls (a fresh hit reads it).
-      now = { start.duration(to: continuous.now) }
-    } else {
-      now = { origin.duration(to: clock.now) }
-    }
+    continuousOrigin = clock is ContinuousClock ? origin as? ContinuousClock.Instant : nil
+    readNow = { origin.duration(to: clock.now) }
     sleep = { offset in try await DeadlineSleep.sleep(until: offset, since: origin, on: clock) }
+  }
+
+  /// How long since the cache was made.
+  @inlinable @inline(__always)
+  func now() -> Duration {
+    if let continuousOrigin { return continuousOrigin.duration(to: .now) }
+    return readNow()
   }
 }

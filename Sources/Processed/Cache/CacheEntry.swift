@@ -89,10 +89,10 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @inlinable
   func record(_ block: @escaping @MainActor () async throws -> Value, options: LoadOptions?) {
     let recipe = self.recipe ?? madeRecipe
-    if !recipe.hasFetched {
-      recipe.block = block
-      recipe.options = options
-    }
+    guard !recipe.hasFetched else { return }
+    recipe.block = block
+    // Most calls give no options: no `LoadOptions` is copied or destroyed for them.
+    if options != nil || recipe.options != nil { recipe.options = options }
   }
 
   /// A bound state binds again: it is now the last bound (the order the entry writes its states in).
@@ -124,7 +124,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   private func remove(_ binding: CacheBinding<Value>) {
     binding.entry = nil
     binding.releaseWait()
-    bindings.removeAll { $0 === binding }
+    if let index = bindings.firstIndex(where: { $0 === binding }) { bindings.remove(at: index) }
     if CacheBindings.table[binding.id] === binding { CacheBindings.table[binding.id] = nil }
   }
 

@@ -25,10 +25,38 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
   /// The components, in order; never empty.
   @usableFromInline let storage: CacheKeyParts
 
-  /// Creates a key from its components, in order, from the most general to the most specific.
+  /// Creates a key of one component.
+  ///
+  /// ```swift
+  /// let key = CacheKey<Settings>("settings")
+  /// ```
+  ///
+  /// - Parameter first: The component.
+  @inlinable
+  public init(_ first: some Hashable & Sendable) {
+    storage = .one(CacheKeyComponent(first))
+  }
+
+  /// Creates a key of two components, from the more general to the more specific. The same key as the variadic
+  /// initializer makes from them; this one reads its components' types statically (a screen building its key in
+  /// each call pays no existential boxing).
   ///
   /// ```swift
   /// let key = CacheKey<[Post]>("posts", 42)
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - first: The first component.
+  ///   - second: The second component.
+  @inlinable
+  public init(_ first: some Hashable & Sendable, _ second: some Hashable & Sendable) {
+    storage = .two(CacheKeyComponent(first), CacheKeyComponent(second))
+  }
+
+  /// Creates a key from its components, in order, from the most general to the most specific.
+  ///
+  /// ```swift
+  /// let key = CacheKey<[Post]>("posts", 42, "page", 2)
   /// print(key)  // CacheKey<Array<Post>>(posts, 42)
   /// ```
   ///

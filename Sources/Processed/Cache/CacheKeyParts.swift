@@ -22,7 +22,7 @@ enum CacheKeyParts: Hashable, Sendable {
   }
 
   /// Whether `stored` (a key as the cache stores it) has exactly these components.
-  @inlinable
+  @inlinable @inline(__always)
   func matches(_ stored: CacheKeyComponents) -> Bool {
     switch self {
     case .one(let first):

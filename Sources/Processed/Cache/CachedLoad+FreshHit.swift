@@ -10,33 +10,43 @@ extension CachedLoad {
     block: @escaping @MainActor () async throws -> Value
   ) -> Bool {
     // A running load of the state is the general path's (`.joinRunning`, or the write ending it).
-    guard !storage.tracker.isRunning else { return false }
+    guard !storage.tracker.isRunning, let binding: StorageCacheBinding<Value> = storage.keptCacheBinding() else {
+      return false
+    }
     // The storage's own binding, bound while its entry is set. A bound entry is in its cache (leaving the cache
     // unbinds its states), so it is the key's entry when its cache (told by its clock) and its key are the call's;
     // its `Value` type is the binding's.
-    guard let binding = storage.cacheBinding as? StorageCacheBinding<Value>,
-      let entry = binding.entry, entry.clock === cache.clock, let value = entry.value, !entry.invalidated,
+    guard let entry = binding.entry, entry.clock === cache.clock, let value = entry.value, !entry.invalidated,
       key.storage.matches(entry.key.storage)
     else { return false }
-    let staleTime: Duration?
-    let recorded: LoadOptions?
-    if let options {
-      guard options.debounce == nil else { return false }
-      (staleTime, recorded) = (options.staleTime, options)
-    } else if let declared = storage.declaredOptions {
-      guard !declared.shapesTheStart else { return false }
-      (staleTime, recorded) = (declared.options.staleTime, declared.options)
-    } else {
-      (staleTime, recorded) = (nil, nil)
+    // The options are read in place (no `LoadOptions` is copied on the way): the call's, else the declaration's.
+    var staleTime = cache.staleTime
+    let optionsGiven = options != nil
+    if optionsGiven {
+      guard options?.debounce == nil else { return false }
+      if let given = options?.staleTime { staleTime = given }
+    } else if storage.declaredOptions != nil {
+      guard storage.declaredOptions?.shapesTheStart == false else { return false }
+      if let declared = storage.declaredOptions?.options.staleTime { staleTime = declared }
     }
-    guard entry.clock.now() - entry.writtenAt < staleTime ?? cache.staleTime else { return false }
+    guard entry.clock.now() - entry.writtenAt < staleTime else { return false }
     entry.moveToEnd(binding)
-    entry.record(block, options: recorded)
+    if entry.recipe?.hasFetched != true {
+      if optionsGiven {
+        entry.record(block, options: options)
+      } else if storage.declaredOptions != nil {
+        entry.record(block, options: storage.declaredOptions?.options)
+      } else {
+        entry.record(block, options: nil)
+      }
+    }
     // What `overwrite` does as the cache when no load runs: the write, without the unbinding hook (the state stays
-    // bound), so observers' own loads, cancels and resets unbind it as usual.
-    storage.keepError(nil)
+    // bound), so observers' own loads, cancels and resets unbind it as usual. With no load running, the activity
+    // changes only when a kept error is cleared.
+    let clearsError = storage.activityRecord?.lastError != nil
+    if clearsError { storage.keepError(nil) }
     storage.store(.loaded(value))
-    storage.publishActivity()
+    if clearsError { storage.publishActivity() }
     return true
   }
 

@@ -143,7 +143,7 @@ public final class LoadCache: Sendable {
   @MainActor
   public func remove<V>(_ key: CacheKey<V>) {
     let erased = key.erased
-    mutations.removeValue(forKey: erased)?.isDetached = true
+    if !mutations.isEmpty { mutations.removeValue(forKey: erased)?.isDetached = true }
     guard let entry = entries.removeValue(forKey: erased) else { return }
     entry.drop()
   }

@@ -16,7 +16,7 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
 
   /// The storage's binding: the one it keeps, else a new one (not bound yet), which it keeps from now on.
   static func of(_ storage: StateStorage<State>) -> StorageCacheBinding {
-    if let kept = storage.cacheBinding as? StorageCacheBinding { return kept }
+    if let kept: StorageCacheBinding = storage.keptCacheBinding() { return kept }
     let made = StorageCacheBinding(storage)
     storage.cacheBinding = made
     return made
@@ -51,5 +51,16 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
   ) -> AwaitedLoad {
     guard let storage else { return AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false) }
     return CacheBindings.asCache(id) { storage.startAwaited(plan, silently: silently, options: options) }
+  }
+}
+
+extension StateStorage {
+  /// The cache binding this storage keeps, typed without a dynamic cast. Invariant: a storage of
+  /// `LoadableState<Value>` keeps only a `StorageCacheBinding<Value>` (only ``StorageCacheBinding/of(_:)`` sets it),
+  /// so the downcast is known to hold (checked in debug builds).
+  @inlinable
+  func keptCacheBinding<Value>() -> StorageCacheBinding<Value>? where State == LoadableState<Value> {
+    guard let kept = cacheBinding else { return nil }
+    return unsafeDowncast(kept, to: StorageCacheBinding<Value>.self)
   }
 }
