@@ -19,7 +19,8 @@ extension ProcessedBenchmarks {
   /// - the floor: a main-actor dictionary of entries with their subscribers' write closures; a hit checks the value's
   ///   age, subscribes the state if it is not yet, writes it and notifies its observer synchronously.
   /// Every side builds its key in the call, as a screen does (`.profile(id)`), and has the same observer body; a
-  /// second row builds Processed's key once, to show what building a `CacheKey` costs.
+  /// second row builds Processed's key once, to show what building a `CacheKey` costs, and a third calls the `async`
+  /// form, which returns no task to await.
   @MainActor
   static func freshHits() async {
     let hits = 10_000
@@ -59,8 +60,10 @@ extension ProcessedBenchmarks {
             await task.value
           }
         },
+        { for i in 0..<hits { await controller.load(CacheKey<Int>("k", 0), in: cache) { i } } },
       ])
     let (ours, boilerplateResult, floorResult, oursBuiltKey) = (results[0], results[1], results[2], results[3])
+    let oursAsync = results[4]
     precondition(loadable.wrappedValue == .loaded(7) && floorState.state == .loaded(7), "not hits")
     Bench.record(
       "shared cache", "fresh hit, $x.load(key, in:), Task form", ours: ours,
@@ -71,6 +74,9 @@ extension ProcessedBenchmarks {
     Bench.record(
       "shared cache", "fresh hit, key built once", ours: oursBuiltKey, against: "main-actor dictionary + closures",
       floorResult)
+    Bench.record(
+      "shared cache", "fresh hit, `async` form (no task to await)", ours: oursAsync,
+      against: "main-actor dictionary + closures", floorResult)
     withExtendedLifetime((token, sink, loadable)) {}
   }
 

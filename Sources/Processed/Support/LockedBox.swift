@@ -13,7 +13,8 @@ internal import CProcessedAtomics
   #error("Processed needs os_unfair_lock or pthread_mutex_t on this platform.")
 #endif
 
-/// A value guarded by a lock, stored in one allocation (the lock is the buffer's single element).
+/// A value guarded by a lock. The lock lives in an allocation of its own, so that its address never moves (a
+/// `pthread_mutex_t` must not be moved once initialized).
 ///
 /// `Synchronization.Mutex` would do, but on Linux it is built on futexes that the thread sanitizer does not model,
 /// and on Apple platforms it needs macOS 15; this box uses `os_unfair_lock` on Apple platforms and
