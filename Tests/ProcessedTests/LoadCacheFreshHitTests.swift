@@ -7,6 +7,8 @@ private extension CacheKey where Value == Int {
   static func number(_ id: Int) -> Self { CacheKey("number", id) }
 }
 
+private struct HitFailure: Error {}
+
 @MainActor
 private final class Screen {
   @Loadable var number: LoadableState<Int>
@@ -40,6 +42,26 @@ private final class Model: ObservableModel, LoadableSupport {
     #expect(recorder.values == [.loaded(1), .loaded(1), .loaded(1)])
     cache.set(2, for: .number(1))  // still bound
     #expect(screen.number == .loaded(2))
+  }
+
+  /// The inlined hit publishes the activity only when it changes it: by clearing the error a failed refetch kept.
+  @Test func aHitClearsAKeptErrorAndLeavesAnUnchangedActivityUnpublished() async {
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    cache.set(1, for: .number(1))
+    let screen = Screen()
+    await screen.$number.load(.number(1), in: cache) { 0 }  // binds
+    let activity = StateRecorder(activityOf: screen.$number)
+    await screen.$number.load(.number(1), in: cache) { 0 }  // the inlined hit, nothing to clear
+    #expect(activity.values.isEmpty)
+    await screen.$number.refresh(.number(1), in: cache) { throw HitFailure() }
+    #expect(screen.number == .loaded(1))
+    #expect(screen.$number.activity.lastError is HitFailure)
+    let beforeHit = activity.values.count
+    await screen.$number.load(.number(1), in: cache) { 0 }  // fresh: written before the refresh, not invalidated
+    #expect(screen.$number.activity.lastError == nil)
+    #expect(activity.values.count == beforeHit + 1)
+    #expect(activity.values.last?.lastError == nil)
+    #expect(activity.values.last?.isActive == false)
   }
 
   @Test func aWrapperReachedThroughItsKeyPathHitsAsItsController() async {
