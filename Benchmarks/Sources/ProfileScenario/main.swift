@@ -156,6 +156,29 @@ func backToBack(_ scenario: String) async {
     let state = HandSharedState()
     _ = state.observers.add { _ in }
     for _ in 0..<count { _ = cache.load(state, key: HandCacheKey("k", 0)) }
+  case "backtoback", "handbacktoback":
+    // The benchmark's back-to-back row: rounds of 10,000 loads, the last one awaited.
+    let controller = Loadable<Int>().projectedValue
+    let hand = HandLoader()
+    for _ in 0..<max(1, count / 10_000) {
+      var last: Task<Void, Never>?
+      for i in 0..<10_000 { last = scenario == "backtoback" ? controller.load { i } : hand.load { i } }
+      await last?.value
+    }
+  case "cachemissnew", "cachemissnewasync":
+    let cache = LoadCache()
+    let controller = Loadable<Int>().projectedValue
+    let token = controller.observe { _ in }
+    for i in 0..<count {
+      let key = CacheKey<Int>("m", i)
+      if scenario == "cachemissnewasync" {
+        await controller.load(key, in: cache) { i }
+      } else {
+        let task: Task<Void, Never> = controller.load(key, in: cache) { i }
+        await task.value
+      }
+    }
+    withExtendedLifetime(token) {}
   case "cachemiss", "cachemissasync":
     let cache = LoadCache()
     let controller = Loadable<Int>().projectedValue

@@ -69,15 +69,17 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   }
 
   /// Writes the entry's outcome: `state` (or, when `nil`, keeps what the state shows and records `error` as its
-  /// activity's last error). A waiting load ends with the write, as if it had fetched the outcome itself.
-  func deliver(_ state: State?, error: (any Error)? = nil, endingWait: Bool = true) {
+  /// activity's last error). A waiting load ends with the write, as if it had fetched the outcome itself. Returns
+  /// `false`, having only released the wait, when the state's owner is gone.
+  @discardableResult
+  func deliver(_ state: State?, error: (any Error)? = nil, endingWait: Bool = true) -> Bool {
     guard let host = host() else {
       releaseWait()
-      return
+      return false
     }
     guard endingWait else {
       if let state { host.store(state) }
-      return
+      return true
     }
     // No unbinding hook on these paths (`complete`, `store`): observers that reset or load the state unbind it.
     if waitingLoad != 0, host.tracker.isCurrent(waitingLoad), let state, let record = host.tracker.screen,
@@ -93,7 +95,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
         self.hold = nil
         self.deliver(state)
       }
-      return
+      return true
     }
     defer { releaseWait() }
     if waitingLoad != 0, host.tracker.isCurrent(waitingLoad) {
@@ -110,6 +112,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
       host.keepError(error)
       host.publishActivity()
     }
+    return true
   }
 
   override func loadMore(_ plan: Any?, options: LoadOptions?, priority: TaskPriority?) -> Task<Void, Never>? {

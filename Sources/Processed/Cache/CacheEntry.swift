@@ -211,14 +211,14 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   }
 
   private func deliverToBindings(_ state: State?, error: (any Error)? = nil, endingWaits: Bool = true) {
-    for binding in bindings {
+    // The states as they were bound when the write began (observers may unbind some meanwhile), read by index: the
+    // cache's code runs unspecialized, and an iterator over `[CacheBinding<Value>]` looks its type up at run time.
+    let bound = bindings
+    for index in bound.indices {
+      let binding = bound[index]
       // An observer of an earlier state may have unbound this one (reset it, loaded it): it is not written.
       guard binding.entry === self else { continue }
-      if binding.host() == nil {
-        remove(binding)
-        continue
-      }
-      binding.deliver(state, error: error, endingWait: endingWaits)
+      if !binding.deliver(state, error: error, endingWait: endingWaits) { remove(binding) }
     }
   }
 
@@ -236,12 +236,15 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// return. A restarted fetch does not end the first (the waits go on).
   @usableFromInline
   func loadDidEnd() {
-    for binding in bindings { binding.waitSignal?.signal(true) }
+    let bound = bindings
+    for index in bound.indices { bound[index].waitSignal?.signal(true) }
     cache?.entryMayBeIdle(self)
   }
 
   override func drop() {
     cancelLoad()
-    for binding in bindings { remove(binding) }
+    let dropped = bindings
+    bindings = []  // emptied first: removing each from the list it is iterating would copy the list
+    for index in dropped.indices { remove(dropped[index]) }
   }
 }
