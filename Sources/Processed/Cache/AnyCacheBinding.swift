@@ -8,11 +8,11 @@ class AnyCacheBinding {
   }
 
   /// Leaves the entry (the state keeps showing what it shows).
-  func unbind() { fatalError("abstract") }
+  @usableFromInline func unbind() { fatalError("abstract") }
 
   /// Whether the state's owner is still there. A binding whose owner is gone may share its id with a newer state at
   /// the same address, which it must not be taken for.
-  var isAlive: Bool { fatalError("abstract") }
+  @usableFromInline var isAlive: Bool { fatalError("abstract") }
 
   /// A `loadMore` of the bound state, whose plan (``PageLoad/plan(after:_:)``, `nil`: no next page) is type-erased:
   /// the entry fetches the page for every state bound to it. Returns the state's task, `nil` when the call does

@@ -12,46 +12,70 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// entry holds its bindings too, and the cycle ends when the state leaves (`CacheEntry.remove` clears it).
   @usableFromInline @exclusivity(unchecked) var entry: CacheEntry<Value>?
   /// The state's load that waits for the entry's fetch (its id on the state's tracker), and what ends its block.
-  var waitingLoad: UInt64 = 0
-  var waitSignal: FirstSignal<Bool>?
+  @usableFromInline var waitingLoad: UInt64 = 0
+  @usableFromInline var waitSignal: FirstSignal<Bool>?
   /// The entry's outcome held back until the state's start state has been on screen its minimum loading time, shared
   /// with the waiting load's block (which waits for it).
   var heldOutcome: HeldOutcome?
-  var hold: Task<Void, Never>? {
+  @usableFromInline var hold: Task<Void, Never>? {
     get { heldOutcome?.task }
     set { heldOutcome?.task = newValue }
   }
 
   /// The options of the state's declaration (a wrapper's), for a call given none.
-  var declaredOptions: LoadOptions.Resolved? { nil }
+  @usableFromInline var declaredOptions: LoadOptions.Resolved? { nil }
 
   /// The state's host: the running one, or one made for a write; `nil` once the owner is gone.
-  func host() -> (any StateHost<State>)? { fatalError("abstract") }
+  @usableFromInline func host() -> (any StateHost<State>)? { fatalError("abstract") }
 
   /// Writes `value` at once as the cache (a hit): ends the state's own load, clears its kept error, writes
   /// `.loaded(value)` through its write path. Written per host type, so the hot path calls no existential.
-  func showAtOnce(_ value: Value) { fatalError("abstract") }
+  @usableFromInline func showAtOnce(_ value: Value) { fatalError("abstract") }
 
-  /// Starts the load of the state that waits for the entry's fetch, as the cache (it keeps the state bound).
-  func startLoad(
+  /// Starts the load of the state that waits for the entry's fetch, as the cache (it keeps the state bound). A
+  /// wrapper's state is started through its typed storage, so that its load is specialized with the caller; any other
+  /// through its binding's ``startHostLoad(_:silently:options:priority:)``.
+  @inlinable
+  final func startLoad(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions(), priority: TaskPriority?
+  ) -> Task<Void, Never> {
+    if let wrapper = self as? StorageCacheBinding<Value> {
+      return wrapper.startStorageLoad(plan, silently: silently, options: options, priority: priority)
+    }
+    return startHostLoad(plan, silently: silently, options: options, priority: priority)
+  }
+
+  /// ``startLoad(_:silently:options:priority:)`` for an `async` caller.
+  @inlinable
+  final func startAwaitedLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions()
+  ) -> AwaitedLoad {
+    if let wrapper = self as? StorageCacheBinding<Value> {
+      return wrapper.startAwaitedStorageLoad(plan, silently: silently, options: options)
+    }
+    return startHostAwaitedLoad(plan, silently: silently, options: options)
+  }
+
+  /// ``startLoad(_:silently:options:priority:)`` on the state's host, as each kind of binding reaches it.
+  @usableFromInline func startHostLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions, priority: TaskPriority?
   ) -> Task<Void, Never> {
     fatalError("abstract")
   }
 
-  /// ``startLoad(_:silently:priority:)`` for an `async` caller.
-  func startAwaitedLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions()
+  /// ``startAwaitedLoad(_:silently:options:)`` on the state's host, as each kind of binding reaches it.
+  @usableFromInline func startHostAwaitedLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions
   ) -> AwaitedLoad { fatalError("abstract") }
 
   /// Whether the state's waiting load is still its current one.
-  var isWaiting: Bool {
+  @usableFromInline final var isWaiting: Bool {
     guard waitingLoad != 0, let host = host() else { return false }
     return host.tracker.isCurrent(waitingLoad)
   }
 
   /// Makes a load of the state that waits until the entry's fetch ends; the entry writes its outcome.
-  func waitingPlan() -> LoadPlan<State> {
+  @usableFromInline final func waitingPlan() -> LoadPlan<State> {
     let signal = FirstSignal<Bool>()
     waitSignal = signal
     let held = HeldOutcome()
@@ -64,22 +88,40 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   }
 
   /// Records the load just started on the state as the one that waits.
-  func noteWaitingLoad() {
+  @usableFromInline final func noteWaitingLoad() {
     waitingLoad = host()?.tracker.currentID ?? 0
   }
 
   /// Writes the entry's outcome: `state` (or, when `nil`, keeps what the state shows and records `error` as its
   /// activity's last error). A waiting load ends with the write, as if it had fetched the outcome itself. Returns
   /// `false`, having only released the wait, when the state's owner is gone.
-  @discardableResult
-  func deliver(_ state: State?, error: (any Error)? = nil, endingWait: Bool = true) -> Bool {
+  @discardableResult @inlinable
+  final func deliver(_ state: State?, error: (any Error)? = nil, endingWait: Bool = true) -> Bool {
+    // A wrapper's state is written through its typed storage: the write is specialized with the caller (the host as
+    // an existential would be written through the engine's unspecialized code).
+    if let wrapper = self as? StorageCacheBinding<Value> {
+      guard let storage = wrapper.storage else {
+        releaseWait()
+        return false
+      }
+      deliver(state, error: error, endingWait: endingWait, to: storage)
+      return true
+    }
     guard let host = host() else {
       releaseWait()
       return false
     }
+    deliver(state, error: error, endingWait: endingWait, to: host)
+    return true
+  }
+
+  /// ``deliver(_:error:endingWait:)`` to the state's host, there.
+  @inlinable
+  final func deliver<Host: StateHost>(_ state: State?, error: (any Error)?, endingWait: Bool, to host: Host)
+  where Host.State == State {
     guard endingWait else {
       if let state { host.store(state) }
-      return true
+      return
     }
     // No unbinding hook on these paths (`complete`, `store`): observers that reset or load the state unbind it.
     if waitingLoad != 0, host.tracker.isCurrent(waitingLoad), let state, let record = host.tracker.screen,
@@ -95,7 +137,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
         self.hold = nil
         self.deliver(state)
       }
-      return true
+      return
     }
     defer { releaseWait() }
     if waitingLoad != 0, host.tracker.isCurrent(waitingLoad) {
@@ -112,7 +154,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
       host.keepError(error)
       host.publishActivity()
     }
-    return true
+
   }
 
   override func loadMore(_ plan: Any?, options: LoadOptions?, priority: TaskPriority?) -> Task<Void, Never>? {
@@ -127,6 +169,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   }
 
   /// Ends the wait of the state's waiting load (its block returns; the load ends unless the entry wrote it).
+  @usableFromInline
   func releaseWait() {
     hold?.cancel()
     hold = nil

@@ -11,7 +11,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   /// The cache the entry belongs to; it holds its entries, so it outlives them but for a write under way when the
   /// last reference to the cache goes.
-  weak var cache: LoadCache?
+  @usableFromInline weak var cache: LoadCache?
   /// The cache's clock: the time without reaching the cache, and which cache the entry belongs to (by identity).
   @usableFromInline let clock: CacheClock
   // The fields a fresh hit reads are `@exclusivity(unchecked)`: main actor, short accesses (Unsafe/README.md,
@@ -27,7 +27,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   var lastError: (any Error)? { recipe?.lastError }
 
   /// The recipe, made on first need.
-  @usableFromInline
+  @inlinable
   var madeRecipe: FetchRecipe<Value> {
     if let recipe { return recipe }
     let made = FetchRecipe<Value>()
@@ -44,6 +44,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline var cacheIdentity: BoundStateID? { nil }
   @usableFromInline static var isReleasedOnMainActorOnly: Bool { false }
 
+  @usableFromInline
   init(key: AnyCacheKey, cache: LoadCache) {
     self.cache = cache
     clock = cache.clock
@@ -57,12 +58,13 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     return .absent
   }
 
-  var isFetching: Bool { tracker.isRunning }
+  @inlinable var isFetching: Bool { tracker.isRunning }
 
   override var isIdle: Bool { bindings.isEmpty && !isFetching }
   override var holdsSomething: Bool { value != nil || lastError != nil }
 
   /// Whether the value is fresh: written less than `staleTime` ago and not invalidated.
+  @inlinable
   func isFresh(staleTime: Duration) -> Bool {
     guard value != nil, !invalidated, cache != nil else { return false }
     return clock.now() - writtenAt < staleTime
@@ -71,6 +73,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   // MARK: Binding
 
   /// Binds `binding`'s state (it left any earlier entry first), and records the call for `invalidate`.
+  @inlinable
   func bind(_ binding: CacheBinding<Value>, _ call: CachedLoad.Call<Value>) {
     binding.entry = self
     if bindings.isEmpty { cache?.scheduleBindingCheck(self) }
@@ -81,6 +84,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   }
 
   /// Records a binding call's block and options for `invalidate`, until the entry has fetched.
+  @inlinable
   func record(_ call: CachedLoad.Call<Value>) {
     record(call.block, options: call.given ?? call.declared?.options)
   }
@@ -121,7 +125,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     cache?.entryMayBeIdle(self)
   }
 
-  private func remove(_ binding: CacheBinding<Value>) {
+  @inlinable
+  func remove(_ binding: CacheBinding<Value>) {
     binding.entry = nil
     binding.releaseWait()
     if let index = bindings.firstIndex(where: { $0 === binding }) { bindings.remove(at: index) }
@@ -133,6 +138,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Starts a fetch (superseding one in flight) with `block` and `options`; every bound state that does not wait yet
   /// gets a load that waits for it (writing no `.loading`: it keeps what it shows) — but `caller`, whose own call
   /// starts its waiting load right after.
+  @inlinable
   func fetch(
     _ block: @escaping @MainActor () async throws -> Value, options: LoadOptions, priority: TaskPriority?,
     except caller: CacheBinding<Value>? = nil
@@ -179,7 +185,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   }
 
   /// The fetch's outcome (the engine writes it after ending the fetch): to the entry, then to each bound state.
-  @usableFromInline
+  @inlinable
   func store(_ state: State) {
     // A fetch that ends while a mutation of the key runs is dropped: its answer may predate the mutation.
     if cache?.isMutating(key) == true { return }
@@ -195,6 +201,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   }
 
   /// Writes `newValue` (fresh from now) and `.loaded(newValue)` to every bound state.
+  @inlinable
   func write(_ newValue: Value) {
     value = newValue
     recipe?.lastError = nil
@@ -210,7 +217,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     deliverToBindings(.loaded(newValue), endingWaits: false)
   }
 
-  private func deliverToBindings(_ state: State?, error: (any Error)? = nil, endingWaits: Bool = true) {
+  @inlinable
+  func deliverToBindings(_ state: State?, error: (any Error)? = nil, endingWaits: Bool = true) {
     // The states as they were bound when the write began (observers may unbind some meanwhile), read by index: the
     // cache's code runs unspecialized, and an iterator over `[CacheBinding<Value>]` looks its type up at run time.
     let bound = bindings
@@ -234,7 +242,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   /// The fetch ended (its outcome, if any, is written right after): the blocks of the states' waiting loads may
   /// return. A restarted fetch does not end the first (the waits go on).
-  @usableFromInline
+  @inlinable
   func loadDidEnd() {
     let bound = bindings
     for index in bound.indices { bound[index].waitSignal?.signal(true) }

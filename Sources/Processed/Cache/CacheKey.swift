@@ -89,7 +89,7 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
   var components: [AnyHashable] { storage.components.values }
 
   /// The key with its `Value` type as data, for a dictionary holding keys of every type.
-  var erased: AnyCacheKey { AnyCacheKey(valueType: Value.self, storage: storage.components) }
+  @inlinable var erased: AnyCacheKey { AnyCacheKey(valueType: Value.self, storage: storage.components) }
 }
 
 /// A ``CacheKey`` of any `Value` type: the type's identity and the components.
@@ -102,6 +102,7 @@ struct AnyCacheKey: Hashable, Sendable, CustomStringConvertible {
   /// The components, in order.
   @usableFromInline let storage: CacheKeyComponents
 
+  @usableFromInline
   init(valueType: Any.Type, storage: CacheKeyComponents) {
     self.valueType = ObjectIdentifier(valueType)
     self.storage = storage

@@ -10,18 +10,19 @@
 enum CachedLoad {
   /// One cached call, as its face made it. Its options are read where needed, never copied whole on the way: a
   /// fresh hit needs only the stale time.
-  @MainActor
+  @usableFromInline @MainActor
   struct Call<Value: Sendable> {
-    let binding: CacheBinding<Value>
-    let key: CacheKey<Value>
-    let cache: LoadCache
-    let silently: Bool
+    @usableFromInline let binding: CacheBinding<Value>
+    @usableFromInline let key: CacheKey<Value>
+    @usableFromInline let cache: LoadCache
+    @usableFromInline let silently: Bool
     /// The call's options; `nil`: the declaration's (`declared`), else `.default`.
-    let given: LoadOptions?
-    let declared: LoadOptions.Resolved?
-    let refreshing: Bool
-    let block: @MainActor () async throws -> Value
+    @usableFromInline let given: LoadOptions?
+    @usableFromInline let declared: LoadOptions.Resolved?
+    @usableFromInline let refreshing: Bool
+    @usableFromInline let block: @MainActor () async throws -> Value
 
+    @inlinable
     init(
       _ binding: CacheBinding<Value>, _ key: CacheKey<Value>, _ cache: LoadCache, silently: Bool,
       options: LoadOptions?, refreshing: Bool, block: @escaping @MainActor () async throws -> Value
@@ -37,14 +38,17 @@ enum CachedLoad {
     }
 
     /// The options the call stands for, whole (for a fetch, or to record it).
-    var options: LoadOptions { given ?? declared?.options ?? .default }
-    var debounce: Debounce? { given != nil ? given?.debounce : declared?.options.debounce }
-    var joinsRunning: Bool { (given?.overlap ?? declared?.options.overlap) == .joinRunning }
+    @inlinable var options: LoadOptions { given ?? declared?.options ?? .default }
+    @inlinable var debounce: Debounce? { given != nil ? given?.debounce : declared?.options.debounce }
+    @inlinable var joinsRunning: Bool { (given?.overlap ?? declared?.options.overlap) == .joinRunning }
     /// How long a value stays fresh for this call.
-    var staleTime: Duration { (given != nil ? given?.staleTime : declared?.options.staleTime) ?? cache.staleTime }
+    @inlinable var staleTime: Duration {
+      (given != nil ? given?.staleTime : declared?.options.staleTime) ?? cache.staleTime
+    }
   }
 
   /// The Task form: the returned task ends when the fetch the call started or joined has ended.
+  @inlinable
   static func start<Value>(
     _ binding: CacheBinding<Value>, key: CacheKey<Value>, cache: LoadCache, silently: Bool, options: LoadOptions?,
     priority: TaskPriority?, refreshing: Bool, block: @escaping @MainActor () async throws -> Value
@@ -66,6 +70,7 @@ enum CachedLoad {
   }
 
   /// The `async` form: returns when the fetch the call started or joined has ended.
+  @inlinable
   static func run<Value>(
     _ binding: CacheBinding<Value>, key: CacheKey<Value>, cache: LoadCache, silently: Bool, options: LoadOptions?,
     refreshing: Bool, block: @escaping @MainActor () async throws -> Value
@@ -84,10 +89,10 @@ enum CachedLoad {
     fetchIfNeeded(entry, call, priority: nil, except: binding)
     let options = presentation(call)
     // A wrapper's state (a key-path host may be made for the call and kept alive only by a load's task).
-    if options.isPlain, binding is StorageCacheBinding<Value>, let host = binding.host(), !host.tracker.isRunning,
-      !Task.isCancelled
+    if options.isPlain, let wrapper = binding as? StorageCacheBinding<Value>, let storage = wrapper.storage,
+      !storage.tracker.isRunning, !Task.isCancelled
     {
-      await waitInCaller(binding, host, silently: silently, options: options)
+      await waitInCaller(binding, storage, silently: silently, options: options)
       return
     }
     let load = binding.startAwaitedLoad(binding.waitingPlan(), silently: silently, options: options)
@@ -100,8 +105,9 @@ enum CachedLoad {
   /// the load if it is still current — without a task of its own. Taken when the call presents nothing calmly, no
   /// load of the state runs (so starting this one cannot cancel the caller's own task), the state is a wrapper's and the
   /// caller is not cancelled: cancelling the caller then cancels this load, as cancelling the waiting task would.
-  private static func waitInCaller<Value>(
-    _ binding: CacheBinding<Value>, _ host: any StateHost<LoadableState<Value>>, silently: Bool,
+  @inlinable
+  static func waitInCaller<Value>(
+    _ binding: CacheBinding<Value>, _ host: StateStorage<LoadableState<Value>>, silently: Bool,
     options: LoadOptions
   ) async {
     let signal = FirstSignal<Bool>()
@@ -116,7 +122,8 @@ enum CachedLoad {
 
   /// With `.joinRunning`, a call made while the state's own load is in progress joins it and does nothing to the
   /// cache (see `StateHost.startShaped`).
-  private static func joinRunning<Value>(_ call: Call<Value>, priority: TaskPriority?) -> Task<Void, Never>? {
+  @inlinable
+  static func joinRunning<Value>(_ call: Call<Value>, priority: TaskPriority?) -> Task<Void, Never>? {
     guard call.joinsRunning, let host = call.binding.host(), host.tracker.isRunning, !host.tracker.isLoadingMore,
       host.tracker.task?.isCancelled != true
     else { return nil }
@@ -127,7 +134,8 @@ enum CachedLoad {
 
   /// The state's own options for the load that waits for the entry: the call's calm presentation (its loading delay,
   /// minimum loading time and cancellation behaviour) on the call's clock; the rest is the fetch's.
-  private static func presentation<Value>(_ call: Call<Value>) -> LoadOptions {
+  @inlinable
+  static func presentation<Value>(_ call: Call<Value>) -> LoadOptions {
     let options = call.options
     return LoadOptions(
       loadingDelay: options.loadingDelay, minimumLoadingTime: options.minimumLoadingTime,
@@ -135,13 +143,15 @@ enum CachedLoad {
   }
 
   /// The state's own options for a debounced call: the debounce on the options' clock; the rest is the fetch's.
-  private static func debounceOptions<Value>(_ call: Call<Value>) -> LoadOptions {
+  @inlinable
+  static func debounceOptions<Value>(_ call: Call<Value>) -> LoadOptions {
     LoadOptions(debounce: call.debounce, clock: call.given?.clock ?? call.declared?.options.clock ?? ContinuousClock())
   }
 
   /// A debounced call's load of the state: once the debounce is over (and the load is still current), it binds and
   /// acts as an immediate call would, writing through `yield`, and then waits for the entry's fetch.
-  private static func debouncedPlan<Value>(_ call: Call<Value>) -> LoadPlan<LoadableState<Value>> {
+  @inlinable
+  static func debouncedPlan<Value>(_ call: Call<Value>) -> LoadPlan<LoadableState<Value>> {
     .load(yielding: { yield in
       guard let id = LoadContext.binding.get()?.id, let (entry, value, fresh) = bind(call) else { return }
       if let value {
@@ -160,7 +170,8 @@ enum CachedLoad {
 
   /// Binds the state and writes the entry's value at once, as the cache. Returns `nil` when the call is done (a
   /// fresh hit, or the state's owner is gone), else the entry and whether the waiting load writes no `.loading`.
-  private static func bindNow<Value>(_ call: Call<Value>) -> (CacheEntry<Value>, Bool)? {
+  @inlinable
+  static func bindNow<Value>(_ call: Call<Value>) -> (CacheEntry<Value>, Bool)? {
     guard let (entry, value, fresh) = bind(call) else { return nil }
     guard let value else { return (entry, call.silently) }
     call.binding.showAtOnce(value)
@@ -168,10 +179,11 @@ enum CachedLoad {
   }
 
   /// What binding found: the entry, its value (written by the caller at once) and whether that value is fresh.
-  typealias Bound<Value: Sendable> = (entry: CacheEntry<Value>, value: Value?, fresh: Bool)
+  @usableFromInline typealias Bound<Value: Sendable> = (entry: CacheEntry<Value>, value: Value?, fresh: Bool)
 
   /// Binds the state to the call's entry; `nil` when the state's owner is gone.
-  private static func bind<Value>(_ call: Call<Value>) -> Bound<Value>? {
+  @inlinable
+  static func bind<Value>(_ call: Call<Value>) -> Bound<Value>? {
     let binding = call.binding
     guard binding.isAlive else { return nil }
     let entry = call.cache.makeEntry(for: call.key)
@@ -190,7 +202,8 @@ enum CachedLoad {
     return (entry, entry.value, fresh)
   }
 
-  private static func fetchIfNeeded<Value>(
+  @inlinable
+  static func fetchIfNeeded<Value>(
     _ entry: CacheEntry<Value>, _ call: Call<Value>, priority: TaskPriority?, except caller: CacheBinding<Value>? = nil
   ) {
     if call.refreshing || !entry.isFetching {

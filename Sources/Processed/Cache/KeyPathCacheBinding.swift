@@ -2,7 +2,7 @@
 ///
 /// A write the library does not see (`model.x = …` on a plain property) does not unbind it; `cancel(\.x)`,
 /// `reset(\.x)` and the state's next load do.
-@MainActor
+@usableFromInline @MainActor
 final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding<Value> {
   weak var model: Model?
   let keyPath: ReferenceWritableKeyPath<Model, State>
@@ -14,6 +14,7 @@ final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding
   }
 
   /// The state's binding: the one it has, else a new one (not bound yet).
+  @usableFromInline
   static func of(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) -> KeyPathCacheBinding {
     if let bound = CacheBindings.table[BoundStateID(model, keyPath)] as? KeyPathCacheBinding, bound.model === model {
       return bound
@@ -43,8 +44,8 @@ final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding
         model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath), access: KeyPathAccess(keyPath))
   }
 
-  override func startLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions(), priority: TaskPriority?
+  override func startHostLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions, priority: TaskPriority?
   ) -> Task<Void, Never> {
     guard let model else { return KeyPathTargetEnded.task }
     return CacheBindings.asCache(id) {
@@ -53,9 +54,7 @@ final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding
     }
   }
 
-  override func startAwaitedLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions()
-  ) -> AwaitedLoad {
+  override func startHostAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool, options: LoadOptions) -> AwaitedLoad {
     guard let model else { return AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false) }
     return CacheBindings.asCache(id) {
       KeyPathHost.forLoad(model, keyPath, KeyPathAccess(keyPath)).startAwaited(

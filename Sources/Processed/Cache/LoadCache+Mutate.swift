@@ -63,7 +63,7 @@ extension LoadCache {
   }
 
   /// Whether a fetch of `key` that ends now must write nothing (a mutation of the key runs).
-  @MainActor
+  @usableFromInline @MainActor
   func isMutating(_ key: AnyCacheKey) -> Bool {
     mutations[key] != nil
   }

@@ -141,8 +141,14 @@ public final class LoadCache: Sendable {
   /// cache.remove(.profile(42))
   /// ```
   @MainActor
+  @inlinable
   public func remove<V>(_ key: CacheKey<V>) {
-    let erased = key.erased
+    remove(erased: key.erased)
+  }
+
+  /// ``remove(_:)`` of a key of any value type.
+  @usableFromInline @MainActor
+  func remove(erased: AnyCacheKey) {
     if !mutations.isEmpty { mutations.removeValue(forKey: erased)?.isDetached = true }
     guard let entry = entries.removeValue(forKey: erased) else { return }
     entry.drop()
@@ -180,28 +186,40 @@ public final class LoadCache: Sendable {
   }
 
   /// The entry of `erased`, a `CacheKey<V>`'s erased form.
-  @MainActor
+  @inlinable @MainActor
   func entry<V>(for erased: AnyCacheKey, of _: V.Type) -> CacheEntry<V>? {
-    guard let entry = entries[erased] else { return nil }
+    guard let entry = storedEntry(erased) else { return nil }
     // The erased key holds `V`'s identity, so the entry stored for it is a `CacheEntry<V>`.
     return unsafeDowncast(entry, to: CacheEntry<V>.self)
   }
 
-  @MainActor
+  @inlinable @MainActor
   func makeEntry<V>(for key: CacheKey<V>) -> CacheEntry<V> {
     // Erased once: the entry, the table and the key index share its components.
     let erased = key.erased
     if let entry = entry(for: erased, of: V.self) { return entry }
     let entry = CacheEntry<V>(key: erased, cache: self)
-    entries[erased] = entry
+    insert(entry)
     return entry
+  }
+
+  /// Adds `entry`, whose key the cache does not hold yet.
+  @usableFromInline @MainActor
+  func insert(_ entry: AnyCacheEntry) {
+    entries[entry.key] = entry
+  }
+
+  /// The entry of `erased`, whatever its value type.
+  @usableFromInline @MainActor
+  func storedEntry(_ erased: AnyCacheKey) -> AnyCacheEntry? {
+    entries[erased]
   }
 
   // MARK: Garbage collection
 
   /// Called when an entry may have become idle (no bound state, no fetch), or was written while idle: an entry that
   /// holds nothing goes at once; another is queued to go `gcTime` from now.
-  @MainActor
+  @usableFromInline @MainActor
   func entryMayBeIdle(_ entry: AnyCacheEntry, written: Bool = false) {
     guard entry.isIdle, entries[entry.key] === entry else { return }
     if !entry.holdsSomething {
@@ -217,7 +235,7 @@ public final class LoadCache: Sendable {
 
   /// Queues a check of `entry`'s bindings `gcTime` from now: states whose owner went away without unbinding are
   /// dropped then, so that the entry becomes idle and is collected in turn.
-  @MainActor
+  @usableFromInline @MainActor
   func scheduleBindingCheck(_ entry: AnyCacheEntry) {
     // At least a second apart: with a zero `gcTime`, checks of a bound entry must not follow each other at once.
     collectable.append((entry.key, 0, clock.now() + max(gcTime, .seconds(1))))

@@ -1,5 +1,6 @@
 extension LoadableController {
   /// The binding of this controller's state to a cache entry; `nil` when its model is gone.
+  @inlinable
   func cacheBinding() -> CacheBinding<Value>? {
     switch target {
     case .storage(let storage): StorageCacheBinding.of(storage)
@@ -53,7 +54,7 @@ extension LoadableController {
   }
 
   /// ``load(_:in:silently:options:priority:block:)`` past the fresh hit of a bound wrapper state.
-  @usableFromInline
+  @inlinable
   func startCached(
     _ key: CacheKey<Value>, in cache: LoadCache, silently: Bool, options: LoadOptions?, priority: TaskPriority?,
     block: @escaping @MainActor () async throws -> Value
@@ -94,7 +95,7 @@ extension LoadableController {
   }
 
   /// ``load(_:in:silently:options:block:)`` past the fresh hit of a bound wrapper state.
-  @usableFromInline
+  @inlinable
   consuming func runCached(
     _ key: CacheKey<Value>, in cache: LoadCache, silently: Bool, options: LoadOptions?,
     block: @escaping @MainActor () async throws -> Value
@@ -120,7 +121,7 @@ extension LoadableController {
   ///   - priority: The priority of the fetch's task.
   ///   - block: Fetches the value, or throws.
   /// - Returns: A task that ends when the fetch has ended.
-  @discardableResult
+  @discardableResult @inlinable
   public func refresh(
     _ key: CacheKey<Value>,
     in cache: LoadCache,
@@ -145,6 +146,7 @@ extension LoadableController {
   ///   - cache: The cache.
   ///   - options: The fetch's options; `nil`: the declaration's.
   ///   - block: Fetches the value, or throws.
+  @inlinable
   public consuming func refresh(
     _ key: CacheKey<Value>,
     in cache: LoadCache,

@@ -1,6 +1,6 @@
 extension LoadableSupport {
   /// The binding of the state at `keyPath` to a cache entry.
-  @MainActor
+  @MainActor @inlinable
   func cacheBinding<Value: Sendable>(
     _ keyPath: ReferenceWritableKeyPath<Self, LoadableState<Value>>
   ) -> CacheBinding<Value> {
@@ -49,7 +49,7 @@ extension LoadableSupport {
 
   /// ``load(_:key:in:silently:options:priority:block:)`` past the fresh hit of a bound wrapper state.
   @MainActor
-  @usableFromInline
+  @inlinable
   func startCached<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>, key: CacheKey<Value>, in cache: LoadCache,
     silently: Bool, options: LoadOptions?, priority: TaskPriority?,
@@ -93,7 +93,7 @@ extension LoadableSupport {
 
   /// ``load(_:key:in:silently:options:block:)`` past the fresh hit of a bound wrapper state.
   @MainActor
-  @usableFromInline
+  @inlinable
   func runCached<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>, key: CacheKey<Value>, in cache: LoadCache,
     silently: Bool, options: LoadOptions?, block: @escaping @MainActor () async throws -> Value
@@ -119,7 +119,7 @@ extension LoadableSupport {
   ///   - block: Fetches the value, or throws.
   /// - Returns: A task that ends when the fetch has ended.
   @MainActor
-  @discardableResult
+  @discardableResult @inlinable
   public func refresh<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     key: CacheKey<Value>,
@@ -145,7 +145,7 @@ extension LoadableSupport {
   ///   - cache: The cache.
   ///   - options: The fetch's options.
   ///   - block: Fetches the value, or throws.
-  @MainActor
+  @MainActor @inlinable
   public func refresh<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     key: CacheKey<Value>,

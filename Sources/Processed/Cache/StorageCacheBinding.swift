@@ -4,10 +4,10 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
   /// The storage's shared host reference (weak to the storage, made once per storage): it reaches the storage
   /// without a weak reference of the binding's own. The storage keeps its binding (`StateStorage.cacheBinding`), so a
   /// binding is never taken for another storage's.
-  let reference: HostReference<StateStorage<State>>
+  @usableFromInline let reference: HostReference<StateStorage<State>>
 
   /// The storage, while it exists.
-  var storage: StateStorage<State>? { reference.weakObject }
+  @inlinable var storage: StateStorage<State>? { reference.weakObject }
 
   init(_ storage: StateStorage<State>) {
     reference = storage.hostReference
@@ -15,6 +15,7 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
   }
 
   /// The storage's binding: the one it keeps, else a new one (not bound yet), which it keeps from now on.
+  @usableFromInline
   static func of(_ storage: StateStorage<State>) -> StorageCacheBinding {
     if let kept: StorageCacheBinding = storage.keptCacheBinding() { return kept }
     let made = StorageCacheBinding(storage)
@@ -37,8 +38,10 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
 
   override var declaredOptions: LoadOptions.Resolved? { storage?.declaredOptions }
 
-  override func startLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions(), priority: TaskPriority?
+  /// The waiting load, started on the storage.
+  @inlinable
+  func startStorageLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions, priority: TaskPriority?
   ) -> Task<Void, Never> {
     guard let storage else { return KeyPathTargetEnded.task }
     return CacheBindings.asCache(id) {
@@ -46,11 +49,21 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
     }
   }
 
-  override func startAwaitedLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions()
-  ) -> AwaitedLoad {
+  /// The waiting load of an `async` caller, started on the storage.
+  @inlinable
+  func startAwaitedStorageLoad(_ plan: LoadPlan<State>, silently: Bool, options: LoadOptions) -> AwaitedLoad {
     guard let storage else { return AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false) }
     return CacheBindings.asCache(id) { storage.startAwaited(plan, silently: silently, options: options) }
+  }
+
+  override func startHostLoad(
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions, priority: TaskPriority?
+  ) -> Task<Void, Never> {
+    startStorageLoad(plan, silently: silently, options: options, priority: priority)
+  }
+
+  override func startHostAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool, options: LoadOptions) -> AwaitedLoad {
+    startAwaitedStorageLoad(plan, silently: silently, options: options)
   }
 }
 

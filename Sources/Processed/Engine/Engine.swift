@@ -94,7 +94,7 @@ extension StateHost {
   /// for its entry's fetch runs that wait itself (no task to start and to resume). Like `launch` it supersedes the
   /// current load and writes the start state; the caller ends it with `finish` once its wait is over. `options`: the
   /// call's plain options (no calm presentation), timed for a later `.leading` debounce like any call's.
-  @usableFromInline
+  @inlinable
   func launchInCaller(_ startState: State, writingStartState: Bool, options: LoadOptions) -> UInt64 {
     noteLoadCall(on: resolveOptions(options, interrupted: false))
     if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }

@@ -50,6 +50,7 @@ class KeyPathTarget<State: ManagedState & Sendable> {
   @usableFromInline var lastValueState: State? { nil }
 
   /// A binding of this state to a ``LoadCache`` entry; `nil` once the model is gone.
+  @usableFromInline
   func makeCacheBinding<Value>(_ type: Value.Type) -> CacheBinding<Value>? { nil }
 }
 

@@ -4,9 +4,10 @@
 /// `signal` from any thread, any number of times; `wait()` once.
 @usableFromInline
 final class FirstSignal<Signal: Sendable>: Sendable {
-  private let box = LockedBox<(signal: Signal?, continuation: CheckedContinuation<Signal, Never>?)>((nil, nil))
+  @usableFromInline let box = LockedBox<(signal: Signal?, continuation: CheckedContinuation<Signal, Never>?)>(
+    (nil, nil))
 
-  @usableFromInline
+  @inlinable
   init() {}
 
   /// Sends `signal`, unless one was sent before.
