@@ -3,7 +3,7 @@
 class AnyCacheEntry {
   @usableFromInline let key: AnyCacheKey
   /// Set when the entry last became idle (see ``LoadCache``'s garbage collection); `0` while it is not idle.
-  @usableFromInline var idleStamp: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) var idleStamp: UInt64 = 0
 
   init(key: AnyCacheKey) {
     self.key = key

@@ -12,11 +12,12 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// entry holds its bindings too, and the cycle ends when the state leaves (`CacheEntry.remove` clears it).
   @usableFromInline @exclusivity(unchecked) var entry: CacheEntry<Value>?
   /// The state's load that waits for the entry's fetch (its id on the state's tracker), and what ends its block.
-  @usableFromInline var waitingLoad: UInt64 = 0
-  @usableFromInline var waitSignal: FirstSignal<Bool>?
+  // Main actor, short accesses: `@exclusivity(unchecked)` (Unsafe/README.md, invariant 1).
+  @usableFromInline @exclusivity(unchecked) var waitingLoad: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) var waitSignal: FirstSignal<Bool>?
   /// The entry's outcome held back until the state's start state has been on screen its minimum loading time, shared
   /// with the waiting load's block (which waits for it).
-  var heldOutcome: HeldOutcome?
+  @exclusivity(unchecked) var heldOutcome: HeldOutcome?
   @usableFromInline var hold: Task<Void, Never>? {
     get { heldOutcome?.task }
     set { heldOutcome?.task = newValue }

@@ -35,11 +35,11 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     return made
   }
 
-  // StateHost
-  @usableFromInline var tracker = LoadTracker()
-  @usableFromInline var activityRecord: ActivityRecord?
-  @usableFromInline var lastLoadCall: LoadCallMark?
-  @usableFromInline var sharedHostReference: HostReference<CacheEntry>?
+  // StateHost (main actor, short accesses: `@exclusivity(unchecked)`, Unsafe/README.md invariant 1)
+  @usableFromInline @exclusivity(unchecked) var tracker = LoadTracker()
+  @usableFromInline @exclusivity(unchecked) var activityRecord: ActivityRecord?
+  @usableFromInline @exclusivity(unchecked) var lastLoadCall: LoadCallMark?
+  @usableFromInline @exclusivity(unchecked) var sharedHostReference: HostReference<CacheEntry>?
   @usableFromInline var declaredOptions: LoadOptions.Resolved? { nil }
   @usableFromInline var cacheIdentity: BoundStateID? { nil }
   @usableFromInline static var isReleasedOnMainActorOnly: Bool { false }

@@ -11,7 +11,7 @@ final class FetchRecipe<Value: Sendable> {
   /// Whether the entry has fetched (then a binding call no longer replaces the block).
   @usableFromInline @exclusivity(unchecked) var hasFetched = false
   /// The last fetch's error, cleared by a value.
-  @usableFromInline var lastError: (any Error)?
+  @usableFromInline @exclusivity(unchecked) var lastError: (any Error)?
 
   @inlinable
   init() {}

@@ -31,22 +31,24 @@ public final class LoadCache: Sendable {
   public let gcTime: Duration
   @usableFromInline let clock: CacheClock
 
+  // The tables are main-actor only and each access is short (none spans a call out): `@exclusivity(unchecked)`
+  // (Unsafe/README.md, invariant 1).
   /// The entries, by key.
-  @MainActor var entries = CacheKeyIndex<AnyCacheEntry>()
+  @MainActor @exclusivity(unchecked) var entries = CacheKeyIndex<AnyCacheEntry>()
   /// Idle entries in the order they became idle, with their deadlines (all `gcTime` after, so the queue is sorted);
   /// stamp `0`: a check of a bound entry's bindings.
-  @MainActor var collectable: [(key: AnyCacheKey, stamp: UInt64, deadline: Duration)] = []
-  @MainActor var collectableHead = 0
-  @MainActor var lastStamp: UInt64 = 0
+  @MainActor @exclusivity(unchecked) var collectable: [(key: AnyCacheKey, stamp: UInt64, deadline: Duration)] = []
+  @MainActor @exclusivity(unchecked) var collectableHead = 0
+  @MainActor @exclusivity(unchecked) var lastStamp: UInt64 = 0
   @MainActor var collector: Task<Void, Never>? {
     didSet { collectorForDeinit.withLock { $0 = collector } }
   }
   /// The collector, for `deinit` (a cache may be released on any thread).
   private let collectorForDeinit = LockedBox<Task<Void, Never>?>(nil)
   /// The keys with mutations that have not all ended (see ``mutate(_:optimistic:operation:)``).
-  @MainActor var mutations: [AnyCacheKey: AnyKeyMutations] = [:]
+  @MainActor @exclusivity(unchecked) var mutations: [AnyCacheKey: AnyKeyMutations] = [:]
   /// Resumed after the collector's next pass (see ``nextCollection()``).
-  @MainActor var collectionWaiters: [CheckedContinuation<Void, Never>] = []
+  @MainActor @exclusivity(unchecked) var collectionWaiters: [CheckedContinuation<Void, Never>] = []
 
   /// Creates a cache.
   ///
@@ -122,7 +124,9 @@ public final class LoadCache: Sendable {
   @MainActor
   public func invalidate(prefix: any Hashable & Sendable...) {
     let components = prefix.map { AnyHashable($0) }
-    for key in entries.keys(withPrefix: components) { entries[key]?.invalidate() }
+    for key in entries.keys(withPrefix: components) {
+      if let entry = entries[key] { entry.invalidate() }
+    }
   }
 
   /// Invalidates every key.
