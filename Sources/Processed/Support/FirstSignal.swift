@@ -4,14 +4,17 @@
 /// `signal` from any thread, any number of times; `wait()` once.
 @usableFromInline
 final class FirstSignal<Signal: Sendable>: Sendable {
-  @usableFromInline let box = LockedBox<(signal: Signal?, continuation: CheckedContinuation<Signal, Never>?)>(
-    (nil, nil))
+  @usableFromInline let box: LockedBox<(signal: Signal?, continuation: CheckedContinuation<Signal, Never>?)>
 
+  // Inlinable, with the box made in the initializer (not by a property's initial value): specialized in the caller,
+  // the box's type is found once, not instantiated at run time from `Signal` on every signal made.
   @inlinable
-  init() {}
+  init() {
+    box = LockedBox((nil, nil))
+  }
 
   /// Sends `signal`, unless one was sent before.
-  @usableFromInline
+  @inlinable
   func signal(_ signal: Signal) {
     let waiter: CheckedContinuation<Signal, Never>?? = box.withLock { state in
       guard state.signal == nil else { return nil }
@@ -23,7 +26,7 @@ final class FirstSignal<Signal: Sendable>: Sendable {
   }
 
   /// Returns the first signal, waiting for it if none was sent yet.
-  @usableFromInline
+  @inlinable
   func wait(isolation: isolated (any Actor)? = #isolation) async -> Signal {
     // On the caller's actor: a main-actor waiter does not hop off the main actor and back.
     await withCheckedContinuation(isolation: isolation) { continuation in

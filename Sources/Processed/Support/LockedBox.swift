@@ -30,6 +30,7 @@ package final class LockedBox<State>: @unchecked Sendable {
   private let primitive: UnsafeMutablePointer<Primitive>
   private var state: State
 
+  @usableFromInline
   package init(_ state: State) {
     self.state = state
     primitive = .allocate(capacity: 1)
@@ -51,7 +52,7 @@ package final class LockedBox<State>: @unchecked Sendable {
   }
 
   /// Runs `body` with exclusive access to the state. `body` must not call back into user code.
-  @inline(__always)
+  @usableFromInline @inline(__always)
   package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
     #if canImport(Darwin)
       os_unfair_lock_lock(primitive)
