@@ -26,7 +26,8 @@ enum CacheBindings {
       spared = nil
       return
     }
-    table[id]?.unbind()
+    // Read first, then called: the table's access ends before the unbinding changes it.
+    if let binding = table[id] { binding.unbind() }
   }
 
   /// Runs `body`, a call of the cache's own on the state `id` (a write, a load that waits for the entry): its first

@@ -65,7 +65,7 @@ extension LoadCache {
   /// Whether a fetch of `key` that ends now must write nothing (a mutation of the key runs).
   @usableFromInline @MainActor
   func isMutating(_ key: AnyCacheKey) -> Bool {
-    mutations[key] != nil
+    !mutations.isEmpty && mutations[key] != nil
   }
 
   /// Writes what the key's mutations show to its entry and every bound state.

@@ -33,6 +33,10 @@ protocol StateHost<State>: AnyObject, Sendable {
   /// Whether only main-actor code ever holds a host of this type, so that it is always released there (its
   /// `deinit` must then call `sharedHostReference?.hostDidEnd()`).
   static var isReleasedOnMainActorOnly: Bool { get }
+  /// Whether each load holds its host (a cache entry, whose fetch is stopped by its states leaving, not by the
+  /// entry going away): the load's reference then retains it, and is made per load, not shared (shared, the host
+  /// would hold the reference that holds it). No weak reference, so the host never gets a side table.
+  static var loadsRetainHost: Bool { get }
 }
 
 extension StateHost {
@@ -47,8 +51,13 @@ extension StateHost {
   func loadAskedForReset() { resetState() }
 
   /// The reference to this host that its loads' tasks hold, made on first use.
+  /// Hosts are not held by their loads unless they say so.
+  @inlinable
+  static var loadsRetainHost: Bool { false }
+
   @inlinable
   var hostReference: HostReference<Self> {
+    if Self.loadsRetainHost { return HostReference(retaining: self) }
     if let made = sharedHostReference { return made }
     let made = HostReference(self, releasedOnMainActorOnly: Self.isReleasedOnMainActorOnly)
     sharedHostReference = made

@@ -1,7 +1,8 @@
 /// The reference to a host that its loads' tasks hold, shared by all its loads: it never keeps the host alive and reads
 /// `nil` once it is gone.
 ///
-/// Weak for a wrapper's storage; unretained for a key-path host, whose `deinit` clears it on the main actor. See
+/// Weak for a wrapper's storage; unretained for a key-path host, whose `deinit` clears it on the main actor; retained,
+/// one per load, for a host whose loads may keep it alive (`StateHost.loadsRetainHost`: a cache entry). See
 /// Unsafe/README.md and Documentation/LoadPhases.md.
 @usableFromInline
 final class HostReference<Host: AnyObject & Sendable>: @unchecked Sendable {
@@ -11,11 +12,27 @@ final class HostReference<Host: AnyObject & Sendable>: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) weak var weakObject: Host?
   @usableFromInline @exclusivity(unchecked) var mainActorObject: Unmanaged<Host>?
   @usableFromInline let isWeak: Bool
+  /// Whether `mainActorObject` holds a +1 of its own, released with the reference.
+  @usableFromInline let retainsObject: Bool
 
   @usableFromInline
   init(_ object: Host, releasedOnMainActorOnly: Bool) {
     isWeak = !releasedOnMainActorOnly
+    retainsObject = false
     if isWeak { weakObject = object } else { mainActorObject = .passUnretained(object) }
+  }
+
+  /// A reference that keeps `object` alive until the reference goes (read like the unretained kind: the object lives
+  /// at least as long as the reference).
+  @usableFromInline
+  init(retaining object: Host) {
+    isWeak = false
+    retainsObject = true
+    mainActorObject = .passRetained(object)
+  }
+
+  deinit {
+    if retainsObject { mainActorObject?.release() }
   }
 
   /// The host, while it exists.
