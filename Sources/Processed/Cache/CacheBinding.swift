@@ -17,7 +17,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   @usableFromInline @exclusivity(unchecked) var waitSignal: FirstSignal<Bool>?
   /// The entry's outcome held back until the state's start state has been on screen its minimum loading time, shared
   /// with the waiting load's block (which waits for it).
-  @exclusivity(unchecked) var heldOutcome: HeldOutcome?
+  @usableFromInline @exclusivity(unchecked) var heldOutcome: HeldOutcome?
   @usableFromInline var hold: Task<Void, Never>? {
     get { heldOutcome?.task }
     set { heldOutcome?.task = newValue }
@@ -76,7 +76,8 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   }
 
   /// Makes a load of the state that waits until the entry's fetch ends; the entry writes its outcome.
-  @usableFromInline final func waitingPlan() -> LoadPlan<State> {
+  @inlinable
+  final func waitingPlan() -> LoadPlan<State> {
     let signal = FirstSignal<Bool>()
     waitSignal = signal
     let held = HeldOutcome()
@@ -89,8 +90,13 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   }
 
   /// Records the load just started on the state as the one that waits.
-  @usableFromInline final func noteWaitingLoad() {
-    waitingLoad = host()?.tracker.currentID ?? 0
+  @inlinable
+  final func noteWaitingLoad() {
+    if let wrapper = self as? StorageCacheBinding<Value> {
+      waitingLoad = wrapper.storage?.tracker.currentID ?? 0
+    } else {
+      waitingLoad = host()?.tracker.currentID ?? 0
+    }
   }
 
   /// Writes the entry's outcome: `state` (or, when `nil`, keeps what the state shows and records `error` as its

@@ -62,7 +62,9 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   @inlinable var isFetching: Bool { tracker.isRunning }
 
-  override var isIdle: Bool { bindings.isEmpty && !isFetching }
+  // `count == 0`, not `isEmpty`: the entry's overrides run unspecialized, and `isEmpty` (a `Collection` default) looks
+  // the array's type up at run time.
+  override var isIdle: Bool { bindings.count == 0 && !isFetching }
   override var holdsSomething: Bool { value != nil || lastError != nil }
 
   /// Whether the value is fresh: written less than `staleTime` ago and not invalidated.
@@ -109,7 +111,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     bindings.append(binding)
   }
 
-  override var isBound: Bool { !bindings.isEmpty }
+  override var isBound: Bool { bindings.count != 0 }
 
   override func dropReleasedBindings() {
     let released = bindings.filter { $0.host() == nil }
@@ -129,9 +131,15 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   @inlinable
   func remove(_ binding: CacheBinding<Value>) {
+    if let index = bindings.firstIndex(where: { $0 === binding }) { bindings.remove(at: index) }
+    detach(binding)
+  }
+
+  /// Unbinds `binding`, no longer in ``bindings``: it forgets the entry, its wait is released, it leaves the table.
+  @usableFromInline
+  func detach(_ binding: CacheBinding<Value>) {
     binding.entry = nil
     binding.releaseWait()
-    if let index = bindings.firstIndex(where: { $0 === binding }) { bindings.remove(at: index) }
     if CacheBindings.table[binding.id] === binding { CacheBindings.table[binding.id] = nil }
   }
 
@@ -253,8 +261,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   override func drop() {
     cancelLoad()
-    let dropped = bindings
-    bindings = []  // emptied first: removing each from the list it is iterating would copy the list
-    for index in dropped.indices { remove(dropped[index]) }
+    // Taken from the end, one by one: no copy of the list, no new list to make.
+    while let binding = bindings.popLast() { detach(binding) }
   }
 }
