@@ -2,9 +2,12 @@
 /// cancellation), without waiting for the losers.
 ///
 /// `signal` from any thread, any number of times; `wait()` once.
+///
+/// The waiter's continuation is unchecked (a checked one allocates and checks on every wait): it is stored under the
+/// lock and taken from there exactly once, by the first signal, or resumed at once when a signal came first.
 @usableFromInline
 final class FirstSignal<Signal: Sendable>: Sendable {
-  @usableFromInline let box: LockedBox<(signal: Signal?, continuation: CheckedContinuation<Signal, Never>?)>
+  @usableFromInline let box: LockedBox<(signal: Signal?, continuation: UnsafeContinuation<Signal, Never>?)>
 
   // Inlinable, with the box made in the initializer (not by a property's initial value): specialized in the caller,
   // the box's type is found once, not instantiated at run time from `Signal` on every signal made.
@@ -16,7 +19,7 @@ final class FirstSignal<Signal: Sendable>: Sendable {
   /// Sends `signal`, unless one was sent before.
   @inlinable
   func signal(_ signal: Signal) {
-    let waiter: CheckedContinuation<Signal, Never>?? = box.withLock { state in
+    let waiter: UnsafeContinuation<Signal, Never>?? = box.withLock { state in
       guard state.signal == nil else { return nil }
       state.signal = signal
       defer { state.continuation = nil }
@@ -29,7 +32,7 @@ final class FirstSignal<Signal: Sendable>: Sendable {
   @inlinable
   func wait(isolation: isolated (any Actor)? = #isolation) async -> Signal {
     // On the caller's actor: a main-actor waiter does not hop off the main actor and back.
-    await withCheckedContinuation(isolation: isolation) { continuation in
+    await withUnsafeContinuation(isolation: isolation) { continuation in
       let sent: Signal? = box.withLock { state in
         if let signal = state.signal { return signal }
         state.continuation = continuation
