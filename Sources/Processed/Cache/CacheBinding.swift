@@ -33,12 +33,13 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// `.loaded(value)` through its write path. Written per host type, so the hot path calls no existential.
   @usableFromInline func showAtOnce(_ value: Value) { fatalError("abstract") }
 
-  /// Starts the load of the state that waits for the entry's fetch, as the cache (it keeps the state bound). A
-  /// wrapper's state is started through its typed storage, so that its load is specialized with the caller; any other
-  /// through its binding's ``startHostLoad(_:silently:options:priority:)``.
+  /// Starts the load of the state that waits for the entry's fetch, as the cache (it keeps the state bound), with
+  /// `options` — `nil`: a plain load, never the declaration's options (those are the fetch's). A wrapper's state is
+  /// started through its typed storage, so that its load is specialized with the caller; any other through its
+  /// binding's ``startHostLoad(_:silently:options:priority:)``.
   @inlinable
   final func startLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions(), priority: TaskPriority?
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?
   ) -> Task<Void, Never> {
     if let wrapper = self as? StorageCacheBinding<Value> {
       return wrapper.startStorageLoad(plan, silently: silently, options: options, priority: priority)
@@ -49,7 +50,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// ``startLoad(_:silently:options:priority:)`` for an `async` caller.
   @inlinable
   final func startAwaitedLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions = LoadOptions()
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil
   ) -> AwaitedLoad {
     if let wrapper = self as? StorageCacheBinding<Value> {
       return wrapper.startAwaitedStorageLoad(plan, silently: silently, options: options)
@@ -59,15 +60,22 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
 
   /// ``startLoad(_:silently:options:priority:)`` on the state's host, as each kind of binding reaches it.
   @usableFromInline func startHostLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions, priority: TaskPriority?
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?
   ) -> Task<Void, Never> {
     fatalError("abstract")
   }
 
   /// ``startAwaitedLoad(_:silently:options:)`` on the state's host, as each kind of binding reaches it.
   @usableFromInline func startHostAwaitedLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?
   ) -> AwaitedLoad { fatalError("abstract") }
+
+  /// What a waiting load passes its host for `options` (`nil`: plain): the host reads `nil` as "the declaration's",
+  /// so a host that declares options is given the plain ones explicitly.
+  @inlinable
+  static func waitingOptions(_ options: LoadOptions?, on host: some StateHost) -> LoadOptions? {
+    options ?? (host.declaredOptions == nil ? nil : LoadOptions())
+  }
 
   /// Whether the state's waiting load is still its current one.
   @usableFromInline final var isWaiting: Bool {

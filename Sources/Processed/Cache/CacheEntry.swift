@@ -150,22 +150,26 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// starts its waiting load right after.
   @inlinable
   func fetch(
-    _ block: @escaping @MainActor () async throws -> Value, options: LoadOptions, priority: TaskPriority?,
+    _ block: @escaping @MainActor () async throws -> Value, options: LoadOptions?, priority: TaskPriority?,
     except caller: CacheBinding<Value>? = nil
   ) {
     let recipe = madeRecipe
     recipe.block = block
     recipe.options = options
     recipe.hasFetched = true
-    var fetchOptions = options
-    // Debounce and overlap act on the calling state, before the call reaches the cache; calm presentation on the
-    // states that wait for the fetch, whose screens it is about.
-    fetchOptions.debounce = nil
-    fetchOptions.overlap = .cancelRunning
-    fetchOptions.loadingDelay = nil
-    fetchOptions.minimumLoadingTime = nil
-    fetchOptions.cancellation = .keepState
-    start(.load(returning: block), silently: true, options: fetchOptions, priority: priority)
+    if var fetchOptions = options {
+      // Debounce and overlap act on the calling state, before the call reaches the cache; calm presentation on the
+      // states that wait for the fetch, whose screens it is about.
+      fetchOptions.debounce = nil
+      fetchOptions.overlap = .cancelRunning
+      fetchOptions.loadingDelay = nil
+      fetchOptions.minimumLoadingTime = nil
+      fetchOptions.cancellation = .keepState
+      start(.load(returning: block), silently: true, options: fetchOptions, priority: priority)
+    } else {
+      // No options: a plain fetch (an entry declares none), with no options copied on the way.
+      start(.load(returning: block), silently: true, priority: priority)
+    }
     for binding in bindings where binding !== caller && !binding.isWaiting {
       _ = binding.startLoad(binding.waitingPlan(), silently: true, priority: priority)
       binding.noteWaitingLoad()
@@ -191,7 +195,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   override func invalidate() {
     invalidated = true
     guard !bindings.isEmpty, let recipe, let block = recipe.block else { return }
-    fetch(block, options: recipe.options ?? .default, priority: nil)
+    fetch(block, options: recipe.options, priority: nil)
   }
 
   /// The fetch's outcome (the engine writes it after ending the fetch): to the entry, then to each bound state.

@@ -39,6 +39,8 @@ enum CachedLoad {
 
     /// The options the call stands for, whole (for a fetch, or to record it).
     @inlinable var options: LoadOptions { given ?? declared?.options ?? .default }
+    /// The call's options, else the declaration's; `nil` when neither gives any (then the loads are plain).
+    @inlinable var givenOrDeclared: LoadOptions? { given ?? declared?.options }
     @inlinable var debounce: Debounce? { given != nil ? given?.debounce : declared?.options.debounce }
     @inlinable var joinsRunning: Bool { (given?.overlap ?? declared?.options.overlap) == .joinRunning }
     /// How long a value stays fresh for this call.
@@ -89,7 +91,7 @@ enum CachedLoad {
     fetchIfNeeded(entry, call, priority: nil, except: binding)
     let options = presentation(call)
     // A wrapper's state (a key-path host may be made for the call and kept alive only by a load's task).
-    if options.isPlain, let wrapper = binding as? StorageCacheBinding<Value>, let storage = wrapper.storage,
+    if options?.isPlain ?? true, let wrapper = binding as? StorageCacheBinding<Value>, let storage = wrapper.storage,
       !storage.tracker.isRunning, !Task.isCancelled
     {
       await waitInCaller(binding, storage, silently: silently, options: options)
@@ -108,7 +110,7 @@ enum CachedLoad {
   @inlinable
   static func waitInCaller<Value>(
     _ binding: CacheBinding<Value>, _ host: StateStorage<LoadableState<Value>>, silently: Bool,
-    options: LoadOptions
+    options: LoadOptions?
   ) async {
     let signal = FirstSignal<Bool>()
     binding.waitSignal = signal
@@ -133,10 +135,11 @@ enum CachedLoad {
   }
 
   /// The state's own options for the load that waits for the entry: the call's calm presentation (its loading delay,
-  /// minimum loading time and cancellation behaviour) on the call's clock; the rest is the fetch's.
+  /// minimum loading time and cancellation behaviour) on the call's clock; the rest is the fetch's. `nil`: a plain
+  /// load (the call and the declaration give no options).
   @inlinable
-  static func presentation<Value>(_ call: Call<Value>) -> LoadOptions {
-    let options = call.options
+  static func presentation<Value>(_ call: Call<Value>) -> LoadOptions? {
+    guard let options = call.givenOrDeclared else { return nil }
     return LoadOptions(
       loadingDelay: options.loadingDelay, minimumLoadingTime: options.minimumLoadingTime,
       cancellation: options.cancellation, clock: options.clock)
@@ -207,7 +210,7 @@ enum CachedLoad {
     _ entry: CacheEntry<Value>, _ call: Call<Value>, priority: TaskPriority?, except caller: CacheBinding<Value>? = nil
   ) {
     if call.refreshing || !entry.isFetching {
-      entry.fetch(call.block, options: call.options, priority: priority, except: caller)
+      entry.fetch(call.block, options: call.givenOrDeclared, priority: priority, except: caller)
     }
   }
 }

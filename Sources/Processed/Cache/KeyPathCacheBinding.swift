@@ -45,20 +45,21 @@ final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding
   }
 
   override func startHostLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions, priority: TaskPriority?
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?
   ) -> Task<Void, Never> {
     guard let model else { return KeyPathTargetEnded.task }
     return CacheBindings.asCache(id) {
-      KeyPathHost.forLoad(model, keyPath, KeyPathAccess(keyPath)).start(
-        plan, silently: silently, options: options, priority: priority)
+      let host = KeyPathHost.forLoad(model, keyPath, KeyPathAccess(keyPath))
+      return host.start(
+        plan, silently: silently, options: Self.waitingOptions(options, on: host), priority: priority)
     }
   }
 
-  override func startHostAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool, options: LoadOptions) -> AwaitedLoad {
+  override func startHostAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?) -> AwaitedLoad {
     guard let model else { return AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false) }
     return CacheBindings.asCache(id) {
-      KeyPathHost.forLoad(model, keyPath, KeyPathAccess(keyPath)).startAwaited(
-        plan, silently: silently, options: options)
+      let host = KeyPathHost.forLoad(model, keyPath, KeyPathAccess(keyPath))
+      return host.startAwaited(plan, silently: silently, options: Self.waitingOptions(options, on: host))
     }
   }
 }

@@ -41,9 +41,10 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
   /// The waiting load, started on the storage.
   @inlinable
   func startStorageLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions, priority: TaskPriority?
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?
   ) -> Task<Void, Never> {
     guard let storage else { return KeyPathTargetEnded.task }
+    let options = Self.waitingOptions(options, on: storage)
     return CacheBindings.asCache(id) {
       storage.start(plan, silently: silently, options: options, priority: priority)
     }
@@ -51,18 +52,19 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
 
   /// The waiting load of an `async` caller, started on the storage.
   @inlinable
-  func startAwaitedStorageLoad(_ plan: LoadPlan<State>, silently: Bool, options: LoadOptions) -> AwaitedLoad {
+  func startAwaitedStorageLoad(_ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?) -> AwaitedLoad {
     guard let storage else { return AwaitedLoad(task: KeyPathTargetEnded.task, forwardsCancellation: false) }
+    let options = Self.waitingOptions(options, on: storage)
     return CacheBindings.asCache(id) { storage.startAwaited(plan, silently: silently, options: options) }
   }
 
   override func startHostLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions, priority: TaskPriority?
+    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?
   ) -> Task<Void, Never> {
     startStorageLoad(plan, silently: silently, options: options, priority: priority)
   }
 
-  override func startHostAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool, options: LoadOptions) -> AwaitedLoad {
+  override func startHostAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?) -> AwaitedLoad {
     startAwaitedStorageLoad(plan, silently: silently, options: options)
   }
 }

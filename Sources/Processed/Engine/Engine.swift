@@ -93,10 +93,10 @@ extension StateHost {
   /// Starts a load that runs in its caller's task, and returns its id: an `async` cached call whose load only waits
   /// for its entry's fetch runs that wait itself (no task to start and to resume). Like `launch` it supersedes the
   /// current load and writes the start state; the caller ends it with `finish` once its wait is over. `options`: the
-  /// call's plain options (no calm presentation), timed for a later `.leading` debounce like any call's.
+  /// call's plain options (no calm presentation; `nil`: none), timed for a later `.leading` debounce like any call's.
   @inlinable
-  func launchInCaller(_ startState: State, writingStartState: Bool, options: LoadOptions) -> UInt64 {
-    noteLoadCall(on: resolveOptions(options, interrupted: false))
+  func launchInCaller(_ startState: State, writingStartState: Bool, options: LoadOptions?) -> UInt64 {
+    noteLoadCall(on: options.flatMap { resolveOptions($0, interrupted: false) })
     if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }
     tracker.clear()?.cancel()
     let id = LoadTracker.nextID()
