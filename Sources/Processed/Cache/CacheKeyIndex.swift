@@ -136,21 +136,23 @@ struct CacheKeyTrieNode: Sendable {
     children[CacheKeyEdge(key.storage, depth), default: CacheKeyTrieNode()].insert(key, from: depth + 1)
   }
 
-  mutating func remove(_ key: AnyCacheKey, from depth: Int) {
+  /// Returns whether this node is left empty (its parent then drops it), so that no node is copied to ask.
+  @discardableResult
+  mutating func remove(_ key: AnyCacheKey, from depth: Int) -> Bool {
     guard depth < key.storage.items.count else {
       if firstEnd == key.valueType {
         firstEnd = otherEnds.popLast()
       } else if let index = otherEnds.firstIndex(of: key.valueType) {
         otherEnds.remove(at: index)
       }
-      return
+      return isEmpty
     }
-    guard let index = children.index(forKey: CacheKeyEdge(key.storage, depth)) else { return }
-    children.values[index].remove(key, from: depth + 1)
-    if children.values[index].isEmpty {
+    guard let index = children.index(forKey: CacheKeyEdge(key.storage, depth)) else { return false }
+    if children.values[index].remove(key, from: depth + 1) {
       children.remove(at: index)
       children.shrinkIfSparse()
     }
+    return isEmpty
   }
 
   /// Appends the keys at or below this node, which `edge` leads to (`nil`: the root).
