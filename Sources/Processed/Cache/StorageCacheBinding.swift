@@ -9,8 +9,13 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
   /// The storage, while it exists.
   @inlinable var storage: StateStorage<State>? { reference.weakObject }
 
+  /// Whether the storage's declaration has options (they never change): most do not, and then reading them costs no
+  /// weak reference to the storage.
+  let declares: Bool
+
   init(_ storage: StateStorage<State>) {
     reference = storage.hostReference
+    declares = storage.declaredOptions != nil
     super.init(id: BoundStateID(storage, nil))
   }
 
@@ -36,7 +41,7 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
     }
   }
 
-  override var declaredOptions: LoadOptions.Resolved? { storage?.declaredOptions }
+  override var declaredOptions: LoadOptions.Resolved? { declares ? storage?.declaredOptions : nil }
 
   /// The waiting load, started on the storage.
   @inlinable
