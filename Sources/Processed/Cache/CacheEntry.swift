@@ -20,17 +20,23 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// When the value was written, on the cache's clock (an offset from its origin).
   @usableFromInline @exclusivity(unchecked) var writtenAt: Duration = .zero
   @usableFromInline @exclusivity(unchecked) var invalidated = false
+  /// Whether the entry has fetched (then a binding call no longer replaces `block`).
+  @usableFromInline @exclusivity(unchecked) var hasFetched = false
   /// The bound states, in the order they were bound.
   @usableFromInline @exclusivity(unchecked) var bindings: [CacheBinding<Value>] = []
-  /// The block and options of the last fetch, and its last error; `nil` until a state binds or a fetch fails.
-  @usableFromInline @exclusivity(unchecked) var recipe: FetchRecipe<Value>?
+  /// The block of the last fetch, or of the last call that bound a state before any fetch (what `invalidate` runs).
+  /// Kept here rather than in `recipe`: a fresh hit of an entry that never fetched records its call's block.
+  @usableFromInline @exclusivity(unchecked) var block: (@MainActor () async throws -> Value)?
+  /// The options of the last fetch or binding call, and the last fetch's error; `nil` until a call gives options or a
+  /// fetch fails.
+  @usableFromInline @exclusivity(unchecked) var recipe: FetchRecipe?
   var lastError: (any Error)? { recipe?.lastError }
 
   /// The recipe, made on first need.
   @inlinable
-  var madeRecipe: FetchRecipe<Value> {
+  var madeRecipe: FetchRecipe {
     if let recipe { return recipe }
-    let made = FetchRecipe<Value>()
+    let made = FetchRecipe()
     recipe = made
     return made
   }
@@ -38,8 +44,16 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   // StateHost (main actor, short accesses: `@exclusivity(unchecked)`, Unsafe/README.md invariant 1)
   @usableFromInline @exclusivity(unchecked) var tracker = LoadTracker()
   @usableFromInline @exclusivity(unchecked) var activityRecord: ActivityRecord?
-  @usableFromInline @exclusivity(unchecked) var lastLoadCall: LoadCallMark?
-  @usableFromInline @exclusivity(unchecked) var sharedHostReference: HostReference<CacheEntry>?
+  /// Never set: an entry's fetches are not debounced (debounce acts on the calling state), so no call is timed.
+  @usableFromInline var lastLoadCall: LoadCallMark? {
+    get { nil }
+    set {}
+  }
+  /// Never made: a fetch holds its entry through a reference of its own (`loadsRetainHost`).
+  @usableFromInline var sharedHostReference: HostReference<CacheEntry>? {
+    get { nil }
+    set {}
+  }
   @usableFromInline var declaredOptions: LoadOptions.Resolved? { nil }
   @usableFromInline var cacheIdentity: BoundStateID? { nil }
   @usableFromInline static var isReleasedOnMainActorOnly: Bool { false }
@@ -96,11 +110,10 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// ``record(_:)`` of a call's block and options (`nil`: `.default`).
   @inlinable
   func record(_ block: @escaping @MainActor () async throws -> Value, options: LoadOptions?) {
-    let recipe = self.recipe ?? madeRecipe
-    guard !recipe.hasFetched else { return }
-    recipe.block = block
-    // Most calls give no options: no `LoadOptions` is copied or destroyed for them.
-    if options != nil || recipe.options != nil { recipe.options = options }
+    guard !hasFetched else { return }
+    self.block = block
+    // Most calls give no options: no `LoadOptions` is copied or destroyed, and no recipe made, for them.
+    if options != nil || recipe?.options != nil { madeRecipe.options = options }
   }
 
   /// A bound state binds again: it is now the last bound (the order the entry writes its states in).
@@ -153,10 +166,9 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     _ block: @escaping @MainActor () async throws -> Value, options: LoadOptions?, priority: TaskPriority?,
     except caller: CacheBinding<Value>? = nil
   ) {
-    let recipe = madeRecipe
-    recipe.block = block
-    recipe.options = options
-    recipe.hasFetched = true
+    self.block = block
+    hasFetched = true
+    if options != nil || recipe?.options != nil { madeRecipe.options = options }
     if var fetchOptions = options {
       // Debounce and overlap act on the calling state, before the call reaches the cache; calm presentation on the
       // states that wait for the fetch, whose screens it is about.
@@ -194,8 +206,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Fetches again with the block and options of the last fetch or binding call, when a state is bound.
   override func invalidate() {
     invalidated = true
-    guard !bindings.isEmpty, let recipe, let block = recipe.block else { return }
-    fetch(block, options: recipe.options, priority: nil)
+    guard !bindings.isEmpty, let block else { return }
+    fetch(block, options: recipe?.options, priority: nil)
   }
 
   /// The fetch's outcome (the engine writes it after ending the fetch): to the entry, then to each bound state.

@@ -31,7 +31,7 @@ extension CachedLoad {
     }
     guard entry.clock.now() - entry.writtenAt < staleTime else { return false }
     entry.moveToEnd(binding)
-    if entry.recipe?.hasFetched != true {
+    if !entry.hasFetched {
       if optionsGiven {
         entry.record(block, options: options)
       } else if storage.declaredOptions != nil {
