@@ -169,7 +169,6 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
       host.keepError(error)
       host.publishActivity()
     }
-
   }
 
   override func loadMore(_ plan: Any?, options: LoadOptions?, priority: TaskPriority?) -> Task<Void, Never>? {

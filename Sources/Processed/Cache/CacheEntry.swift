@@ -104,7 +104,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Records a binding call's block and options for `invalidate`, until the entry has fetched.
   @inlinable
   func record(_ call: CachedLoad.Call<Value>) {
-    record(call.block, options: call.given ?? call.declared?.options)
+    record(call.block, options: call.givenOrDeclared)
   }
 
   /// ``record(_:)`` of a call's block and options (`nil`: `.default`).

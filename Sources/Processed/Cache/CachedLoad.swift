@@ -37,9 +37,8 @@ enum CachedLoad {
       self.block = block
     }
 
-    /// The options the call stands for, whole (for a fetch, or to record it).
-    @inlinable var options: LoadOptions { given ?? declared?.options ?? .default }
-    /// The call's options, else the declaration's; `nil` when neither gives any (then the loads are plain).
+    /// The options the call stands for (for its fetch, or to record it): its own, else the declaration's; `nil` when
+    /// neither gives any (then its loads are plain: `.default`).
     @inlinable var givenOrDeclared: LoadOptions? { given ?? declared?.options }
     @inlinable var debounce: Debounce? { given != nil ? given?.debounce : declared?.options.debounce }
     @inlinable var joinsRunning: Bool { (given?.overlap ?? declared?.options.overlap) == .joinRunning }
