@@ -165,6 +165,14 @@ func backToBack(_ scenario: String) async {
       for i in 0..<10_000 { last = scenario == "backtoback" ? controller.load { i } : hand.load { i } }
       await last?.value
     }
+  case "setremove":
+    // An entry made and removed: the key index, the entry's creation and destruction.
+    let cache = LoadCache()
+    for i in 0..<count {
+      let key = CacheKey<Int>("m", 0)
+      cache.set(i, for: key)
+      cache.remove(key)
+    }
   case "cachemissnew", "cachemissnewasync":
     let cache = LoadCache()
     let controller = Loadable<Int>().projectedValue

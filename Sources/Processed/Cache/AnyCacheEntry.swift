@@ -5,6 +5,7 @@ class AnyCacheEntry {
   /// Set when the entry last became idle (see ``LoadCache``'s garbage collection); `0` while it is not idle.
   @usableFromInline @exclusivity(unchecked) var idleStamp: UInt64 = 0
 
+  @usableFromInline
   init(key: AnyCacheKey) {
     self.key = key
   }
@@ -14,7 +15,7 @@ class AnyCacheEntry {
   /// Whether the entry holds a value or a last error (an entry with neither is removed as soon as it is idle).
   var holdsSomething: Bool { fatalError("abstract") }
   /// Marks the value stale; fetches again at once when a state is bound (see ``LoadCache/invalidate(_:)``).
-  func invalidate() { fatalError("abstract") }
+  @usableFromInline func invalidate() { fatalError("abstract") }
   /// Whether a state is bound.
   var isBound: Bool { fatalError("abstract") }
   /// Drops the bindings of states whose owner is gone (then acts as if they had left).

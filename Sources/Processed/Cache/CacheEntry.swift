@@ -30,7 +30,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// The options of the last fetch or binding call, and the last fetch's error; `nil` until a call gives options or a
   /// fetch fails.
   @usableFromInline @exclusivity(unchecked) var recipe: FetchRecipe?
-  var lastError: (any Error)? { recipe?.lastError }
+  @usableFromInline var lastError: (any Error)? { recipe?.lastError }
 
   /// The recipe, made on first need.
   @inlinable
@@ -60,7 +60,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// A fetch holds its entry: the entry's states stop it by leaving, and the entry has no weak reference to pay for.
   @usableFromInline static var loadsRetainHost: Bool { true }
 
-  @usableFromInline
+  @inlinable
   init(key: AnyCacheKey, cache: LoadCache) {
     self.cache = cache
     clock = cache.clock
@@ -76,10 +76,22 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   @inlinable var isFetching: Bool { tracker.isRunning }
 
-  // `count == 0`, not `isEmpty`: the entry's overrides run unspecialized, and `isEmpty` (a `Collection` default) looks
-  // the array's type up at run time.
-  override var isIdle: Bool { bindings.count == 0 && !isFetching }
-  override var holdsSomething: Bool { value != nil || lastError != nil }
+  override var isIdle: Bool { idle }
+  override var holdsSomething: Bool { holds }
+
+  /// No bound state and no fetch. `count == 0`, not `isEmpty`: `isEmpty` (a `Collection` default) looks the array's
+  /// type up at run time where the entry's code runs unspecialized.
+  @inlinable final var idle: Bool { bindings.count == 0 && !isFetching }
+  /// A value or a last error.
+  @inlinable final var holds: Bool { value != nil || lastError != nil }
+
+  /// Tells the cache when the entry became idle: from the entry's own (specialized) code, which reads its state
+  /// directly, not through the overrides the cache's sweep calls.
+  @inlinable
+  final func noteIfIdle(written: Bool = false) {
+    guard idle else { return }
+    cache?.entryIsIdle(self, holdsSomething: holds, written: written)
+  }
 
   /// Whether the value is fresh: written less than `staleTime` ago and not invalidated.
   @inlinable
@@ -139,7 +151,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func bindingDidLeave(_ binding: CacheBinding<Value>) {
     remove(binding)
     if isFetching, bindings.isEmpty { cancelLoad() }
-    cache?.entryMayBeIdle(self)
+    noteIfIdle()
   }
 
   @inlinable
@@ -204,6 +216,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   }
 
   /// Fetches again with the block and options of the last fetch or binding call, when a state is bound.
+  @usableFromInline
   override func invalidate() {
     invalidated = true
     guard !bindings.isEmpty, let block else { return }
@@ -272,10 +285,16 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func loadDidEnd() {
     let bound = bindings
     for index in bound.indices { bound[index].waitSignal?.signal(true) }
-    cache?.entryMayBeIdle(self)
+    noteIfIdle()
   }
 
   override func drop() {
+    dropEntry()
+  }
+
+  /// ``drop()``, specialized where the value type is known (`LoadCache.remove`).
+  @inlinable
+  final func dropEntry() {
     cancelLoad()
     // Taken from the end, one by one: no copy of the list, no new list to make.
     while let binding = bindings.popLast() { detach(binding) }

@@ -79,7 +79,7 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// let profile = cache.value(for: .profile(42))
   /// ```
-  @MainActor
+  @MainActor @inlinable
   public func value<V>(for key: CacheKey<V>) -> V? {
     entry(for: key)?.value
   }
@@ -90,18 +90,12 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// cache.set(updatedProfile, for: .profile(42))
   /// ```
-  @MainActor
+  @MainActor @inlinable
   public func set<V>(_ value: V, for key: CacheKey<V>) {
     let entry = makeEntry(for: key)
     entry.cancelLoad()
-    if let log = mutations[key.erased] as? KeyMutations<V> {
-      // The new base, with the running mutations' updates applied again.
-      log.base = value
-      entry.write(log.shown ?? value)
-    } else {
-      entry.write(value)
-    }
-    entryMayBeIdle(entry, written: true)
+    entry.write(hasMutations ? rebased(value, for: entry.key) : value)
+    entry.noteIfIdle(written: true)
   }
 
   /// Marks `key`'s value stale. When states are bound to it, it fetches again at once (with the block and options
@@ -110,7 +104,7 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// cache.invalidate(.profile(42))
   /// ```
-  @MainActor
+  @MainActor @inlinable
   public func invalidate<V>(_ key: CacheKey<V>) {
     entry(for: key)?.invalidate()
   }
@@ -147,15 +141,30 @@ public final class LoadCache: Sendable {
   @MainActor
   @inlinable
   public func remove<V>(_ key: CacheKey<V>) {
-    remove(erased: key.erased)
+    guard let entry = take(key.erased) else { return }
+    // The erased key holds `V`'s identity, so the entry stored for it is a `CacheEntry<V>`: dropped specialized.
+    unsafeDowncast(entry, to: CacheEntry<V>.self).dropEntry()
   }
 
-  /// ``remove(_:)`` of a key of any value type.
+  /// Whether any mutation runs (most caches have none: `set` then skips its table).
   @usableFromInline @MainActor
-  func remove(erased: AnyCacheKey) {
+  var hasMutations: Bool { !mutations.isEmpty }
+
+  /// What `set` writes while mutations of the key may run: `value` as the key's new base, with the running mutations'
+  /// updates applied again; `value` itself when none runs.
+  @usableFromInline @MainActor
+  func rebased<V: Sendable>(_ value: V, for erased: AnyCacheKey) -> V {
+    guard let log = mutations[erased] as? KeyMutations<V> else { return value }
+    log.base = value
+    return log.shown ?? value
+  }
+
+  /// Removes the entry of `erased` from the cache (and ends its key's mutation bookkeeping) and returns it, for the
+  /// caller to drop.
+  @usableFromInline @MainActor
+  func take(_ erased: AnyCacheKey) -> AnyCacheEntry? {
     if !mutations.isEmpty { mutations.removeValue(forKey: erased)?.isDetached = true }
-    guard let entry = entries.removeValue(forKey: erased) else { return }
-    entry.drop()
+    return entries.removeValue(forKey: erased)
   }
 
   /// Removes every entry (see ``remove(_:)``).
@@ -184,7 +193,7 @@ public final class LoadCache: Sendable {
 
   // MARK: Entries
 
-  @MainActor
+  @MainActor @inlinable
   func entry<V>(for key: CacheKey<V>) -> CacheEntry<V>? {
     entry(for: key.erased, of: V.self)
   }
@@ -225,8 +234,15 @@ public final class LoadCache: Sendable {
   /// holds nothing goes at once; another is queued to go `gcTime` from now.
   @usableFromInline @MainActor
   func entryMayBeIdle(_ entry: AnyCacheEntry, written: Bool = false) {
-    guard entry.isIdle, entries[entry.key] === entry else { return }
-    if !entry.holdsSomething {
+    guard entry.isIdle else { return }
+    entryIsIdle(entry, holdsSomething: entry.holdsSomething, written: written)
+  }
+
+  /// ``entryMayBeIdle(_:written:)`` of an entry known to be idle, holding something or not.
+  @usableFromInline @MainActor
+  func entryIsIdle(_ entry: AnyCacheEntry, holdsSomething: Bool, written: Bool) {
+    guard entries[entry.key] === entry else { return }
+    if !holdsSomething {
       entries[entry.key] = nil
       return
     }
