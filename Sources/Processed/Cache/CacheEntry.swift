@@ -165,7 +165,10 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func detach(_ binding: CacheBinding<Value>) {
     binding.entry = nil
     binding.releaseWait()
-    if CacheBindings.table[binding.id] === binding { CacheBindings.table[binding.id] = nil }
+    // Removed, and put back in the rare case the table holds another binding of the same id: one lookup.
+    if let removed = CacheBindings.table.removeValue(forKey: binding.id), removed !== binding {
+      CacheBindings.table[binding.id] = removed
+    }
   }
 
   // MARK: Fetching
