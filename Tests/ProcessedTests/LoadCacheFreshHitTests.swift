@@ -119,6 +119,48 @@ private final class Model: ObservableModel, LoadableSupport {
     #expect(screen.number == .loaded(6))
   }
 
+  /// An entry that never fetched refetches on `invalidate` with the block and options of the last call that bound a
+  /// state to it — a fresh hit of a state already bound (the inlined path) included; once it has fetched, with those of
+  /// its last fetch.
+  @Test func anEntryThatNeverFetchedRefetchesWithTheLastBindingCallsBlockAndOptions() async throws {
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    cache.set(1, for: .number(1))
+    let (a, b) = (Screen(), Screen())
+    let runs = StateRecorder<Int>()
+    let _: Task<Void, Never> = a.$number.load(.number(1), in: cache) {
+      runs.record(10)
+      return 10
+    }
+    let _: Task<Void, Never> = b.$number.load(.number(1), in: cache) {
+      runs.record(20)
+      return 20
+    }
+    // A binds again: a fresh hit of a bound state, which records this call's block and options (a retry).
+    let retrying = LoadOptions(retry: .constant(.seconds(1), maxRetries: 1), clock: clock)
+    let _: Task<Void, Never> = a.$number.load(.number(1), in: cache, options: retrying) {
+      runs.record(30)
+      if runs.values.count == 1 { throw HitFailure() }
+      return 30
+    }
+    #expect(runs.values.isEmpty)
+    cache.invalidate(.number(1))
+    try await clock.waitForSleepers(1)  // the recorded options' retry
+    #expect(runs.values == [30])
+    clock.advance(by: .seconds(1))
+    let aStates = StateRecorder(a.$number)
+    try await aStates.wait(for: .loaded(30))
+    #expect(b.number == .loaded(30))
+    #expect(runs.values == [30, 30])
+    // Fetched: a binding call no longer replaces the block; `invalidate` runs the last fetch's.
+    let _: Task<Void, Never> = b.$number.load(.number(1), in: cache) {
+      runs.record(40)
+      return 40
+    }
+    cache.invalidate(.number(1))
+    try await runs.wait(forHistory: [30, 30, 30])
+    #expect(cache.value(for: .number(1)) == 30)
+  }
+
   @Test func theCallsStaleTimeDecides() async {
     let cache = LoadCache(staleTime: .zero, clock: clock)
     cache.set(1, for: .number(1))
