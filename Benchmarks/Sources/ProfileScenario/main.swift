@@ -3,7 +3,9 @@
 //        ProfileScenario load|keypathload|handload|yieldload|yieldsinkload|yieldobserved|yieldnoobs|yieldplain [count] [rounds]
 //        ProfileScenario yieldvs [count] [rounds]   (the yielding load and its floor, alternated)
 //        ProfileScenario cycle|keypathcycle|plainkeypathcycle|processcycle|handcycle [count] [rounds]   (each load awaited before the next)
-//        ProfileScenario cachehit|handcachehit|cachemiss|cachemissasync [count] [rounds]   (a fresh hit, its floor, a miss cycle)
+//        ProfileScenario cachehit|handcachehit|cachemiss|cachemissasync|setremove [count]   (a fresh hit, its floor, a miss
+//                        cycle, a key set and removed)
+//        ProfileScenario backtoback|handbacktoback [count]   (the benchmark's back-to-back row: rounds of 10,000 loads)
 //        ProfileScenario isocycle|isotaskcycle|handisocycle|handisotaskcycle [count] [rounds]   (actor-owned load cycles)
 import Foundation
 import HandWritten
@@ -173,20 +175,6 @@ func backToBack(_ scenario: String) async {
       cache.set(i, for: key)
       cache.remove(key)
     }
-  case "cachemissnew", "cachemissnewasync":
-    let cache = LoadCache()
-    let controller = Loadable<Int>().projectedValue
-    let token = controller.observe { _ in }
-    for i in 0..<count {
-      let key = CacheKey<Int>("m", i)
-      if scenario == "cachemissnewasync" {
-        await controller.load(key, in: cache) { i }
-      } else {
-        let task: Task<Void, Never> = controller.load(key, in: cache) { i }
-        await task.value
-      }
-    }
-    withExtendedLifetime(token) {}
   case "cachemiss", "cachemissasync":
     let cache = LoadCache()
     let controller = Loadable<Int>().projectedValue

@@ -31,15 +31,7 @@ extension CachedLoad {
     }
     guard entry.clock.now() - entry.writtenAt < staleTime else { return false }
     entry.moveToEnd(binding)
-    if !entry.hasFetched {
-      if optionsGiven {
-        entry.record(block, options: options)
-      } else if storage.declaredOptions != nil {
-        entry.record(block, options: storage.declaredOptions?.options)
-      } else {
-        entry.record(block, options: nil)
-      }
-    }
+    if !entry.hasFetched { entry.record(block, options: optionsGiven ? options : storage.declaredOptions?.options) }
     // What `overwrite` does as the cache when no load runs: the write, without the unbinding hook (the state stays
     // bound), so observers' own loads, cancels and resets unbind it as usual. With no load running, the activity
     // changes only when a kept error is cleared.

@@ -232,7 +232,7 @@ public final class LoadCache: Sendable {
 
   /// Called when an entry may have become idle (no bound state, no fetch), or was written while idle: an entry that
   /// holds nothing goes at once; another is queued to go `gcTime` from now.
-  @usableFromInline @MainActor
+  @MainActor
   func entryMayBeIdle(_ entry: AnyCacheEntry, written: Bool = false) {
     guard entry.isIdle else { return }
     entryIsIdle(entry, holdsSomething: entry.holdsSomething, written: written)
