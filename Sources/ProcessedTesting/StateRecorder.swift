@@ -199,14 +199,22 @@ public final class StateRecorder<State: Sendable> {
     }
     nextID &+= 1
     let id = nextID
-    let limit = Task { [weak self] in
-      // The one real-time wait: a safety limit, never the way a test learns that something happened.
-      try? await Task.sleep(for: timeLimit)
-      guard let self else { return }
+    // The one real-time wait: a safety limit, never the way a test learns that something happened. Its task holds
+    // the recorder only through `expiry`, which the wait empties when it ends: a cancelled limit still queued when
+    // the process exits then holds nothing (a weak reference would keep its side table).
+    let expiry = WaitExpiry()
+    expiry.fire = { [self] in
       let message = "waited \(WaitDescription.duration(timeLimit)) for \(what); \(seen(self.values))"
       self.fail(id, with: TimeLimitExceeded(description: message))
     }
-    defer { limit.cancel() }
+    let limit = Task { [expiry] in
+      try? await Task.sleep(for: timeLimit)
+      expiry.fire?()
+    }
+    defer {
+      expiry.fire = nil
+      limit.cancel()
+    }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         waiters.append(Waiter(id: id, check: check, continuation: continuation))
@@ -265,4 +273,10 @@ public final class StateRecorder<State: Sendable> {
     guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
     waiters.remove(at: index).continuation.resume(throwing: error)
   }
+}
+
+/// What a wait's time limit does when it expires; emptied when the wait ends (see `StateRecorder.wait`).
+@MainActor
+private final class WaitExpiry {
+  var fire: (() -> Void)?
 }
