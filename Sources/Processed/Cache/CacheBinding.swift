@@ -33,18 +33,41 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// `.loaded(value)` through its write path. Written per host type, so the hot path calls no existential.
   @usableFromInline func showAtOnce(_ value: Value) { fatalError("abstract") }
 
-  /// Starts the load of the state that waits for the entry's fetch, as the cache (it keeps the state bound), with
-  /// `options` — `nil`: a plain load, never the declaration's options (those are the fetch's). A wrapper's state is
-  /// started through its typed storage, so that its load is specialized with the caller; any other through its
-  /// binding's ``startHostLoad(_:silently:options:priority:)``.
+  /// Starts a load of the state, as the cache (it keeps the state bound), with `options` — `nil`: a plain load, never
+  /// the declaration's options (those are the fetch's). A wrapper's state is started through its typed storage, so
+  /// that its load is specialized with the caller; any other through its binding's
+  /// ``startHostLoad(_:silently:options:priority:)``.
   @inlinable
   final func startLoad(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?
   ) -> Task<Void, Never> {
     if let wrapper = self as? StorageCacheBinding<Value> {
-      return wrapper.startStorageLoad(plan, silently: silently, options: options, priority: priority)
+      guard let storage = wrapper.storage else { return KeyPathTargetEnded.task }
+      return wrapper.startStorageLoad(plan, on: storage, silently: silently, options: options, priority: priority)
     }
     return startHostLoad(plan, silently: silently, options: options, priority: priority)
+  }
+
+  /// Starts the load of the state that waits for the entry's fetch (see ``waitingPlan(options:)``) and records it as
+  /// the waiting one; `appendingPage`: it waits for a `loadMore`'s page. A wrapper's storage is reached once.
+  @inlinable @discardableResult
+  final func startWaitingLoad(
+    silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?, appendingPage: Bool = false
+  ) -> Task<Void, Never> {
+    var plan = waitingPlan(options: options)
+    plan.appendsPage = appendingPage
+    if let wrapper = self as? StorageCacheBinding<Value> {
+      guard let storage = wrapper.storage else {
+        waitingLoad = 0
+        return KeyPathTargetEnded.task
+      }
+      let task = wrapper.startStorageLoad(plan, on: storage, silently: silently, options: options, priority: priority)
+      waitingLoad = storage.tracker.currentID
+      return task
+    }
+    let task = startHostLoad(plan, silently: silently, options: options, priority: priority)
+    waitingLoad = host()?.tracker.currentID ?? 0
+    return task
   }
 
   /// ``startLoad(_:silently:options:priority:)`` for an `async` caller.
@@ -56,6 +79,20 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
       return wrapper.startAwaitedStorageLoad(plan, silently: silently, options: options)
     }
     return startHostAwaitedLoad(plan, silently: silently, options: options)
+  }
+
+  /// ``startWaitingLoad(silently:options:priority:appendingPage:)`` for an `async` caller.
+  @inlinable
+  final func startAwaitedWaitingLoad(silently: Bool, options: LoadOptions?) -> AwaitedLoad {
+    let plan = waitingPlan(options: options)
+    if let wrapper = self as? StorageCacheBinding<Value> {
+      let load = wrapper.startAwaitedStorageLoad(plan, silently: silently, options: options)
+      waitingLoad = wrapper.storage?.tracker.currentID ?? 0
+      return load
+    }
+    let load = startHostAwaitedLoad(plan, silently: silently, options: options)
+    waitingLoad = host()?.tracker.currentID ?? 0
+    return load
   }
 
   /// ``startLoad(_:silently:options:priority:)`` on the state's host, as each kind of binding reaches it.
@@ -83,28 +120,15 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
     return host.tracker.isCurrent(waitingLoad)
   }
 
-  /// Makes a load of the state that waits until the entry's fetch ends; the entry writes its outcome.
+  /// Makes a load of the state that waits until the entry's fetch ends; the entry writes its outcome. `options`: the
+  /// waiting load's own (its calm presentation): an outcome is held back only for a minimum loading time.
   @inlinable
-  final func waitingPlan() -> LoadPlan<State> {
+  final func waitingPlan(options: LoadOptions? = nil) -> LoadPlan<State> {
     let signal = FirstSignal<Bool>()
     waitSignal = signal
-    let held = HeldOutcome()
+    let held = options?.minimumLoadingTime == nil ? nil : HeldOutcome()
     heldOutcome = held
-    return .load(yielding: { _ in
-      await LoadJoin.wait(until: signal)
-      // An outcome held for the minimum loading time: the load runs until it is written.
-      if let hold = held.task { await hold.value }
-    })
-  }
-
-  /// Records the load just started on the state as the one that waits.
-  @inlinable
-  final func noteWaitingLoad() {
-    if let wrapper = self as? StorageCacheBinding<Value> {
-      waitingLoad = wrapper.storage?.tracker.currentID ?? 0
-    } else {
-      waitingLoad = host()?.tracker.currentID ?? 0
-    }
+    return LoadPlan(startState: .loading, work: .waiting(signal, held))
   }
 
   /// Writes the entry's outcome: `state` (or, when `nil`, keeps what the state shows and records `error` as its

@@ -106,7 +106,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @inlinable
   func bind(_ binding: CacheBinding<Value>, _ call: CachedLoad.Call<Value>) {
     binding.entry = self
-    if bindings.isEmpty { cache?.scheduleBindingCheck(self) }
+    // The call's cache is the entry's (it made the entry): no weak reference to load.
+    if bindings.isEmpty { call.cache.scheduleBindingCheck(self) }
     bindings.append(binding)
     CacheBindings.table[binding.id] = binding
     idleStamp = 0
@@ -198,8 +199,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
       start(.load(returning: block), silently: true, priority: priority)
     }
     for binding in bindings where binding !== caller && !binding.isWaiting {
-      _ = binding.startLoad(binding.waitingPlan(), silently: true, priority: priority)
-      binding.noteWaitingLoad()
+      binding.startWaitingLoad(silently: true, priority: priority)
     }
   }
 
@@ -211,10 +211,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   ) {
     start(plan, silently: true, options: options, priority: priority)
     for binding in bindings where binding === requester || !binding.isWaiting {
-      var waiting = binding.waitingPlan()
-      waiting.appendsPage = true
-      _ = binding.startLoad(waiting, silently: true, priority: priority)
-      binding.noteWaitingLoad()
+      binding.startWaitingLoad(silently: true, priority: priority, appendingPage: true)
     }
   }
 

@@ -43,12 +43,12 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
 
   override var declaredOptions: LoadOptions.Resolved? { declares ? storage?.declaredOptions : nil }
 
-  /// The waiting load, started on the storage.
+  /// A load of the state as the cache, started on the storage.
   @inlinable
   func startStorageLoad(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?
+    _ plan: LoadPlan<State>, on storage: StateStorage<State>, silently: Bool, options: LoadOptions?,
+    priority: TaskPriority?
   ) -> Task<Void, Never> {
-    guard let storage else { return KeyPathTargetEnded.task }
     let options = Self.waitingOptions(options, on: storage)
     return CacheBindings.asCache(id) {
       storage.start(plan, silently: silently, options: options, priority: priority)
@@ -66,7 +66,8 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
   override func startHostLoad(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?
   ) -> Task<Void, Never> {
-    startStorageLoad(plan, silently: silently, options: options, priority: priority)
+    guard let storage else { return KeyPathTargetEnded.task }
+    return startStorageLoad(plan, on: storage, silently: silently, options: options, priority: priority)
   }
 
   override func startHostAwaitedLoad(_ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?) -> AwaitedLoad {

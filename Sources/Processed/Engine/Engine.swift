@@ -264,17 +264,28 @@ extension StateHost {
   /// costs it an executor check, so a load's task enters as few as the hand-written boilerplate does.
   @inlinable @inline(__always)
   static func execute(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
+    // A cache binding's wait reports no progress: it needs no context.
+    if case .waiting = plan.work {
+      await executeInContext(plan, id: id, host: host)
+      return
+    }
     // The load's context, for progress reports from its block (`LoadProgress.report`).
     await LoadContext.binding.withValue(LoadContext(id: id, sink: host)) {
-      let outcome: LoadOutcome<State>
-      if plan.interrupts.isEmpty, plan.options == nil {
-        var thrown: (any Error)?
-        outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
-      } else {
-        outcome = await runPhases(plan, id: id, host: host)
-      }
-      host.object?.finish(id, with: outcome, keepingContent: plan.keepsContent)
+      await executeInContext(plan, id: id, host: host)
     }
+  }
+
+  /// ``execute(_:id:host:)`` once the load's context is bound (or needs none).
+  @inlinable @inline(__always)
+  static func executeInContext(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
+    let outcome: LoadOutcome<State>
+    if plan.interrupts.isEmpty, plan.options == nil {
+      var thrown: (any Error)?
+      outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
+    } else {
+      outcome = await runPhases(plan, id: id, host: host)
+    }
+    host.object?.finish(id, with: outcome, keepingContent: plan.keepsContent)
   }
 
   /// Runs the block once. `thrown` receives the error it threw, if any (the phases decide whether to retry it).
@@ -301,6 +312,11 @@ extension StateHost {
         } onCancel: {
           cancelled.raise()
         }
+        return .done
+      case .waiting(let signal, let held):
+        await LoadJoin.wait(until: signal)
+        // An outcome held for the minimum loading time: the load runs until it is written.
+        if let hold = held?.task { await hold.value }
         return .done
       }
     } catch {

@@ -7,6 +7,8 @@ enum LoadJoin {
   /// when the calling task is cancelled. Cancelling a joining call never cancels the load it joined.
   @usableFromInline
   static func wait(until ended: FirstSignal<Bool>, isolation: isolated (any Actor)? = #isolation) async {
+    // Ended already: no cancellation handler to install and remove.
+    if ended.sent != nil { return }
     await withTaskCancellationHandler {
       _ = await ended.wait(isolation: isolation)
     } onCancel: {

@@ -13,6 +13,10 @@ struct LoadPlan<State: ManagedState>: ShapedPlan {
     case finishing(@MainActor () async throws -> Void)
     /// Writes states through `yield`; returning writes nothing more (`load { yield in … }`).
     case yielding(@MainActor (_ yield: (State) -> Void) async throws -> Void)
+    /// Waits until `signal` is raised — a cache entry's fetch ended, or the state was unbound — and then for the
+    /// outcome held for the minimum loading time, if any; the entry writes the outcome (`CacheBinding.deliver`).
+    /// Nothing in it reports progress or yields, so it runs with no load context, cancellation flag or `yield`.
+    case waiting(FirstSignal<Bool>, HeldOutcome?)
   }
 
   /// The state written when the load starts (`.loading`, `.running(kind)`).

@@ -28,11 +28,17 @@ final class FirstSignal<Signal: Sendable>: Sendable {
     if case .some(let waiter?) = waiter { waiter.resume(returning: signal) }
   }
 
+  /// The first signal, if one was sent.
+  @inlinable
+  var sent: Signal? { box.withLock { $0.signal } }
+
   /// Returns the first signal, waiting for it if none was sent yet.
   @inlinable
   func wait(isolation: isolated (any Actor)? = #isolation) async -> Signal {
+    // Sent already (a cached fetch that ended before its waiting load ran): no continuation to make.
+    if let sent { return sent }
     // On the caller's actor: a main-actor waiter does not hop off the main actor and back.
-    await withUnsafeContinuation(isolation: isolation) { continuation in
+    return await withUnsafeContinuation(isolation: isolation) { continuation in
       let sent: Signal? = box.withLock { state in
         if let signal = state.signal { return signal }
         state.continuation = continuation
