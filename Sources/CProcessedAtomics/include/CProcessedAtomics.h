@@ -58,47 +58,7 @@ static inline uint64_t processed_current_thread(void) {
 #endif
 }
 
-// MARK: One observer slot's lock and counters
-
-/// Kept in the slot's own allocation (the tail of a `ManagedBuffer`), so that a slot is one allocation.
-typedef struct {
-#if defined(__APPLE__)
-  os_unfair_lock lock;
-#elif PROCESSED_FUTEX_LOCK
-  /// 0: unlocked; 1: locked; 2: locked, and a thread may be sleeping on it (see `processed_slot_lock`).
-  _Atomic uint32_t lock;
-#else
-  pthread_mutex_t lock;
-#endif
-  /// Bumped under the lock by every removal of an observer (and by closing the slot); read by notifications
-  /// without it. Compared for equality only, so it may wrap.
-  _Atomic uint32_t removals;
-  /// How many notifications of the slot have ended; written by the notifying thread only (observers are called on
-  /// the main actor), read by cancelling threads. Wraps; compared as a difference.
-  _Atomic uint32_t ended;
-  /// How many observers are registered; written under the lock, read by notifications without it, so that a write
-  /// of a state nobody observes takes no lock.
-  _Atomic uint32_t observers;
-} processed_slot_sync;
-
-static inline void processed_slot_sync_init(processed_slot_sync *sync) {
-#if defined(__APPLE__)
-  sync->lock = OS_UNFAIR_LOCK_INIT;
-#elif PROCESSED_FUTEX_LOCK
-  atomic_init(&sync->lock, 0);
-#else
-  pthread_mutex_init(&sync->lock, NULL);
-#endif
-  atomic_init(&sync->removals, 0);
-  atomic_init(&sync->ended, 0);
-  atomic_init(&sync->observers, 0);
-}
-
-static inline void processed_slot_sync_destroy(processed_slot_sync *sync) {
-#if !defined(__APPLE__) && !PROCESSED_FUTEX_LOCK
-  pthread_mutex_destroy(&sync->lock);
-#endif
-}
+// MARK: A lock kept in its owner's allocation
 
 #if PROCESSED_FUTEX_LOCK
 // The futex lock (Linux): one atomic instruction each way, where a `pthread_mutex_t` costs two calls into libc.
@@ -112,33 +72,93 @@ void processed_futex_lock_wait(_Atomic uint32_t *word);
 void processed_futex_wake(_Atomic uint32_t *word);
 #endif
 
-static inline void processed_slot_lock(processed_slot_sync *sync) {
+/// A lock that lives in place in its owner's allocation (the tail of a `ManagedBuffer`, which never moves), so that
+/// the owner and its lock are one allocation: `os_unfair_lock` on Apple platforms, the futex lock on Linux,
+/// `pthread_mutex_t` elsewhere.
+typedef struct {
 #if defined(__APPLE__)
-  os_unfair_lock_lock(&sync->lock);
+  os_unfair_lock word;
+#elif PROCESSED_FUTEX_LOCK
+  _Atomic uint32_t word;
+#else
+  pthread_mutex_t word;
+#endif
+} processed_lock;
+
+static inline void processed_lock_init(processed_lock *lock) {
+#if defined(__APPLE__)
+  lock->word = OS_UNFAIR_LOCK_INIT;
+#elif PROCESSED_FUTEX_LOCK
+  atomic_init(&lock->word, 0);
+#else
+  pthread_mutex_init(&lock->word, NULL);
+#endif
+}
+
+static inline void processed_lock_destroy(processed_lock *lock) {
+#if !defined(__APPLE__) && !PROCESSED_FUTEX_LOCK
+  pthread_mutex_destroy(&lock->word);
+#else
+  (void)lock;
+#endif
+}
+
+static inline void processed_lock_lock(processed_lock *lock) {
+#if defined(__APPLE__)
+  os_unfair_lock_lock(&lock->word);
 #elif PROCESSED_FUTEX_LOCK
   uint32_t unlocked = 0;
   if (__builtin_expect(
           !atomic_compare_exchange_strong_explicit(
-              &sync->lock, &unlocked, 1, memory_order_acquire, memory_order_relaxed),
+              &lock->word, &unlocked, 1, memory_order_acquire, memory_order_relaxed),
           0)) {
-    processed_futex_lock_wait(&sync->lock);
+    processed_futex_lock_wait(&lock->word);
   }
 #else
-  pthread_mutex_lock(&sync->lock);
+  pthread_mutex_lock(&lock->word);
 #endif
 }
 
-static inline void processed_slot_unlock(processed_slot_sync *sync) {
+static inline void processed_lock_unlock(processed_lock *lock) {
 #if defined(__APPLE__)
-  os_unfair_lock_unlock(&sync->lock);
+  os_unfair_lock_unlock(&lock->word);
 #elif PROCESSED_FUTEX_LOCK
-  if (__builtin_expect(atomic_exchange_explicit(&sync->lock, 0, memory_order_release) == 2, 0)) {
-    processed_futex_wake(&sync->lock);
+  if (__builtin_expect(atomic_exchange_explicit(&lock->word, 0, memory_order_release) == 2, 0)) {
+    processed_futex_wake(&lock->word);
   }
 #else
-  pthread_mutex_unlock(&sync->lock);
+  pthread_mutex_unlock(&lock->word);
 #endif
 }
+
+// MARK: One observer slot's lock and counters
+
+/// Kept in the slot's own allocation (the tail of a `ManagedBuffer`), so that a slot is one allocation.
+typedef struct {
+  processed_lock lock;
+  /// Bumped under the lock by every removal of an observer (and by closing the slot); read by notifications
+  /// without it. Compared for equality only, so it may wrap.
+  _Atomic uint32_t removals;
+  /// How many notifications of the slot have ended; written by the notifying thread only (observers are called on
+  /// the main actor), read by cancelling threads. Wraps; compared as a difference.
+  _Atomic uint32_t ended;
+  /// How many observers are registered; written under the lock, read by notifications without it, so that a write
+  /// of a state nobody observes takes no lock.
+  _Atomic uint32_t observers;
+} processed_slot_sync;
+
+static inline void processed_slot_sync_init(processed_slot_sync *sync) {
+  processed_lock_init(&sync->lock);
+  atomic_init(&sync->removals, 0);
+  atomic_init(&sync->ended, 0);
+  atomic_init(&sync->observers, 0);
+}
+
+static inline void processed_slot_sync_destroy(processed_slot_sync *sync) { processed_lock_destroy(&sync->lock); }
+
+static inline void processed_slot_lock(processed_slot_sync *sync) { processed_lock_lock(&sync->lock); }
+
+static inline void processed_slot_unlock(processed_slot_sync *sync) { processed_lock_unlock(&sync->lock); }
 
 /// The removal count. Relaxed: under the lock it is exact; a notification reading it without the lock relies on
 /// happens-before edges the lock and the main actor provide (see `ObserverSlot`).

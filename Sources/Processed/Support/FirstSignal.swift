@@ -5,8 +5,10 @@
 ///
 /// The waiter's continuation is unchecked (a checked one allocates and checks on every wait): it is stored under the
 /// lock and taken from there exactly once, by the first signal, or resumed at once when a signal came first.
+///
+/// A struct over its box, so that a signal is one allocation; copies are the same signal.
 @usableFromInline
-final class FirstSignal<Signal: Sendable>: Sendable {
+struct FirstSignal<Signal: Sendable>: Sendable {
   @usableFromInline let box: LockedBox<(signal: Signal?, continuation: UnsafeContinuation<Signal, Never>?)>
 
   // Inlinable, with the box made in the initializer (not by a property's initial value): specialized in the caller,
