@@ -366,13 +366,37 @@ extension LoadCacheTests {
     token.cancel()
   }
 
+  @Test func aReleasedCacheUnbindsItsStatesAndItsFetchNeverWrites() async throws {
+    let box = CacheBox(LoadCache(clock: clock))
+    let screen = Screen()
+    let recorder = StateRecorder(screen.$number)
+    let (gate, returned) = (Gate(), Gate())
+    let task: Task<Void, Never> = screen.$number.load(.number(1), in: box.cache!) {
+      await gate.wait()  // ignores cancellation
+      returned.open()
+      return 1
+    }
+    await gate.untilWaiting(1)
+    weak let store = box.cache?.store
+    box.cache = nil  // its store closes on the main actor, as `removeAll()` would
+    for _ in 0..<100 where store?.isClosed == false { await Task.yield() }
+    try #require(store?.isClosed == true)
+    await task.value  // the state was unbound: its load ended
+    gate.open()
+    await returned.wait()
+    #expect(screen.number == .loading)  // kept what it showed
+    #expect(!recorder.values.contains(.loaded(1)))
+    for _ in 0..<100 where store != nil { await Task.yield() }  // the fetch's task lets go of its entry
+    #expect(store == nil)  // no cycle left behind
+  }
+
   @Test func aCacheReleasedOffTheMainActorStopsItsCollector() async throws {
     let box = CacheBox(LoadCache(gcTime: .seconds(60), clock: clock))
     box.cache?.set(1, for: .number(1))
     try await clock.waitForSleepers(1)
-    let collector = box.cache?.collector
+    let collector = box.cache?.store.collector
     await Task.detached { box.cache = nil }.value  // the last reference goes on another thread
-    await collector?.value  // cancelled by deinit: the sleep throws and the collector ends
+    await collector?.value  // cancelled when the store closes (asked for by deinit): the sleep throws
     #expect(clock.sleeperCount == 0)
   }
 

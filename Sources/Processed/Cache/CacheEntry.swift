@@ -9,10 +9,10 @@
 final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline typealias State = LoadableState<Value>
 
-  /// The cache the entry belongs to; it holds its entries, so it outlives them but for a write under way when the
-  /// last reference to the cache goes.
-  @usableFromInline weak var cache: LoadCache?
-  /// The cache's clock: the time without reaching the cache, and which cache the entry belongs to (by identity).
+  /// The store of the cache the entry belongs to, held strongly (see ``CacheStore``): the cycle ends when the entry
+  /// leaves the store, or when the store is closed.
+  @usableFromInline let store: CacheStore
+  /// The cache's clock: the time without reaching the store, and which cache the entry belongs to (by identity).
   @usableFromInline let clock: CacheClock
   // The fields a fresh hit reads are `@exclusivity(unchecked)`: main actor, short accesses (Unsafe/README.md,
   // invariant 1).
@@ -61,9 +61,9 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline static var loadsRetainHost: Bool { true }
 
   @inlinable
-  init(key: AnyCacheKey, cache: LoadCache) {
-    self.cache = cache
-    clock = cache.clock
+  init(key: AnyCacheKey, store: CacheStore) {
+    self.store = store
+    clock = store.clock
     super.init(key: key)
   }
 
@@ -90,13 +90,13 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @inlinable
   final func noteIfIdle(written: Bool = false) {
     guard idle else { return }
-    cache?.entryIsIdle(self, holdsSomething: holds, written: written)
+    store.entryIsIdle(self, holdsSomething: holds, written: written)
   }
 
   /// Whether the value is fresh: written less than `staleTime` ago and not invalidated.
   @inlinable
   func isFresh(staleTime: Duration) -> Bool {
-    guard value != nil, !invalidated, cache != nil else { return false }
+    guard value != nil, !invalidated else { return false }
     return clock.now() - writtenAt < staleTime
   }
 
@@ -106,8 +106,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @inlinable
   func bind(_ binding: CacheBinding<Value>, _ call: CachedLoad.Call<Value>) {
     binding.entry = self
-    // The call's cache is the entry's (it made the entry): no weak reference to load.
-    if bindings.isEmpty { call.cache.scheduleBindingCheck(self) }
+    if bindings.isEmpty { store.scheduleBindingCheck(self) }
     bindings.append(binding)
     CacheBindings.table[binding.id] = binding
     idleStamp = 0
@@ -227,7 +226,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @inlinable
   func store(_ state: State) {
     // A fetch that ends while a mutation of the key runs is dropped: its answer may predate the mutation.
-    if cache?.isMutating(key) == true { return }
+    if store.isMutating(key) { return }
     switch state {
     case .loaded(let newValue):
       write(newValue)

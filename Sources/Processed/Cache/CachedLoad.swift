@@ -183,7 +183,7 @@ enum CachedLoad {
   static func bind<Value>(_ call: Call<Value>) -> Bound<Value>? {
     let binding = call.binding
     guard binding.isAlive else { return nil }
-    let entry = call.cache.makeEntry(for: call.key)
+    let entry = call.cache.store.makeEntry(for: call.key)
     if let earlier = CacheBindings.table[binding.id], earlier !== binding || binding.entry !== entry {
       earlier.unbind()
     }

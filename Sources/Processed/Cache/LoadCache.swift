@@ -28,27 +28,11 @@ public final class LoadCache: Sendable {
   /// How long a written value stays fresh (a load's `LoadOptions.staleTime` may say otherwise).
   public let staleTime: Duration
   /// How long an entry with no bound state and no fetch is kept.
-  public let gcTime: Duration
+  public var gcTime: Duration { store.gcTime }
+  /// The cache's clock (the store's, kept here too for the fresh hit, which reads it without reaching the store).
   @usableFromInline let clock: CacheClock
-
-  // The tables are main-actor only and each access is short (none spans a call out): `@exclusivity(unchecked)`
-  // (Unsafe/README.md, invariant 1).
-  /// The entries, by key.
-  @MainActor @exclusivity(unchecked) var entries = CacheKeyIndex<AnyCacheEntry>()
-  /// Idle entries in the order they became idle, with their deadlines (all `gcTime` after, so the queue is sorted);
-  /// stamp `0`: a check of a bound entry's bindings.
-  @MainActor @exclusivity(unchecked) var collectable: [(key: AnyCacheKey, stamp: UInt64, deadline: Duration)] = []
-  @MainActor @exclusivity(unchecked) var collectableHead = 0
-  @MainActor @exclusivity(unchecked) var lastStamp: UInt64 = 0
-  @MainActor var collector: Task<Void, Never>? {
-    didSet { collectorForDeinit.withLock { $0 = collector } }
-  }
-  /// The collector, for `deinit` (a cache may be released on any thread).
-  private let collectorForDeinit = LockedBox<Task<Void, Never>?>(nil)
-  /// The keys with mutations that have not all ended (see ``mutate(_:optimistic:operation:)``).
-  @MainActor @exclusivity(unchecked) var mutations: [AnyCacheKey: AnyKeyMutations] = [:]
-  /// Resumed after the collector's next pass (see ``nextCollection()``).
-  @MainActor @exclusivity(unchecked) var collectionWaiters: [CheckedContinuation<Void, Never>] = []
+  /// The entries and everything done to them (see ``CacheStore``).
+  @usableFromInline let store: CacheStore
 
   /// Creates a cache.
   ///
@@ -66,12 +50,15 @@ public final class LoadCache: Sendable {
     staleTime: Duration = .zero, gcTime: Duration = .seconds(300), clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.staleTime = staleTime
-    self.gcTime = gcTime
     self.clock = CacheClock(clock)
+    store = CacheStore(gcTime: gcTime, clock: self.clock)
   }
 
+  /// A cache may go on any thread: its store is closed on the main actor (its entries removed as by `removeAll()`,
+  /// its collector stopped), which ends the cycles through which entries and the collector hold it.
   deinit {
-    collectorForDeinit.withLock { $0 }?.cancel()
+    let store = store
+    Task { @MainActor in store.close() }
   }
 
   /// The value of `key`, if the cache has one (fresh or stale). Reading it does not keep the entry.
@@ -81,7 +68,7 @@ public final class LoadCache: Sendable {
   /// ```
   @MainActor @inlinable
   public func value<V>(for key: CacheKey<V>) -> V? {
-    entry(for: key)?.value
+    store.value(for: key)
   }
 
   /// Writes `value` for `key` (fresh from now) and `.loaded(value)` to every state bound to it, at once. A fetch of
@@ -92,10 +79,7 @@ public final class LoadCache: Sendable {
   /// ```
   @MainActor @inlinable
   public func set<V>(_ value: V, for key: CacheKey<V>) {
-    let entry = makeEntry(for: key)
-    entry.cancelLoad()
-    entry.write(hasMutations ? rebased(value, for: entry.key) : value)
-    entry.noteIfIdle(written: true)
+    store.set(value, for: key)
   }
 
   /// Marks `key`'s value stale. When states are bound to it, it fetches again at once (with the block and options
@@ -106,7 +90,7 @@ public final class LoadCache: Sendable {
   /// ```
   @MainActor @inlinable
   public func invalidate<V>(_ key: CacheKey<V>) {
-    entry(for: key)?.invalidate()
+    store.invalidate(key)
   }
 
   /// Invalidates every key whose components start with `prefix`, of every value type; an empty prefix matches every
@@ -117,10 +101,7 @@ public final class LoadCache: Sendable {
   /// ```
   @MainActor
   public func invalidate(prefix: any Hashable & Sendable...) {
-    let components = prefix.map { AnyHashable($0) }
-    for key in entries.keys(withPrefix: components) {
-      if let entry = entries[key] { entry.invalidate() }
-    }
+    store.invalidate(prefix: prefix.map { AnyHashable($0) })
   }
 
   /// Invalidates every key.
@@ -130,7 +111,7 @@ public final class LoadCache: Sendable {
   /// ```
   @MainActor
   public func invalidateAll() {
-    for entry in Array(entries.values) { entry.invalidate() }
+    store.invalidateAll()
   }
 
   /// Removes `key`'s entry: its fetch never writes, and its states are unbound and keep showing what they show.
@@ -138,33 +119,9 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// cache.remove(.profile(42))
   /// ```
-  @MainActor
-  @inlinable
+  @MainActor @inlinable
   public func remove<V>(_ key: CacheKey<V>) {
-    guard let entry = take(key.erased) else { return }
-    // The erased key holds `V`'s identity, so the entry stored for it is a `CacheEntry<V>`: dropped specialized.
-    unsafeDowncast(entry, to: CacheEntry<V>.self).dropEntry()
-  }
-
-  /// Whether any mutation runs (most caches have none: `set` then skips its table).
-  @usableFromInline @MainActor
-  var hasMutations: Bool { !mutations.isEmpty }
-
-  /// What `set` writes while mutations of the key may run: `value` as the key's new base, with the running mutations'
-  /// updates applied again; `value` itself when none runs.
-  @usableFromInline @MainActor
-  func rebased<V: Sendable>(_ value: V, for erased: AnyCacheKey) -> V {
-    guard let log = mutations[erased] as? KeyMutations<V> else { return value }
-    log.base = value
-    return log.shown ?? value
-  }
-
-  /// Removes the entry of `erased` from the cache (and ends its key's mutation bookkeeping) and returns it, for the
-  /// caller to drop.
-  @usableFromInline @MainActor
-  func take(_ erased: AnyCacheKey) -> AnyCacheEntry? {
-    if !mutations.isEmpty { mutations.removeValue(forKey: erased)?.isDetached = true }
-    return entries.removeValue(forKey: erased)
+    store.remove(key)
   }
 
   /// Removes every entry (see ``remove(_:)``).
@@ -174,13 +131,7 @@ public final class LoadCache: Sendable {
   /// ```
   @MainActor
   public func removeAll() {
-    let dropped = Array(entries.values)
-    entries.removeAll()
-    for log in mutations.values { log.isDetached = true }
-    mutations.removeAll()
-    collectable.removeAll()
-    collectableHead = 0
-    for entry in dropped { entry.drop() }
+    store.removeAll()
   }
 
   /// How many entries exist: keys with a value, a last error, a bound state or a fetch in flight.
@@ -189,138 +140,51 @@ public final class LoadCache: Sendable {
   /// print(cache.count)
   /// ```
   @MainActor
-  public var count: Int { entries.count }
+  public var count: Int { store.count }
 
-  // MARK: Entries
-
-  @MainActor @inlinable
-  func entry<V>(for key: CacheKey<V>) -> CacheEntry<V>? {
-    entry(for: key.erased, of: V.self)
-  }
-
-  /// The entry of `erased`, a `CacheKey<V>`'s erased form.
-  @inlinable @MainActor
-  func entry<V>(for erased: AnyCacheKey, of _: V.Type) -> CacheEntry<V>? {
-    guard let entry = storedEntry(erased) else { return nil }
-    // The erased key holds `V`'s identity, so the entry stored for it is a `CacheEntry<V>`.
-    return unsafeDowncast(entry, to: CacheEntry<V>.self)
-  }
-
-  @inlinable @MainActor
-  func makeEntry<V>(for key: CacheKey<V>) -> CacheEntry<V> {
-    // Erased once: the entry, the table and the key index share its components.
-    let erased = key.erased
-    if let entry = entry(for: erased, of: V.self) { return entry }
-    let entry = CacheEntry<V>(key: erased, cache: self)
-    insert(entry)
-    return entry
-  }
-
-  /// Adds `entry`, whose key the cache does not hold yet.
-  @usableFromInline @MainActor
-  func insert(_ entry: AnyCacheEntry) {
-    entries[entry.key] = entry
-  }
-
-  /// The entry of `erased`, whatever its value type.
-  @usableFromInline @MainActor
-  func storedEntry(_ erased: AnyCacheKey) -> AnyCacheEntry? {
-    entries[erased]
-  }
-
-  // MARK: Garbage collection
-
-  /// Called when an entry may have become idle (no bound state, no fetch), or was written while idle: an entry that
-  /// holds nothing goes at once; another is queued to go `gcTime` from now.
+  /// Shows `update` applied to `key`'s value at once, runs `operation`, and undoes the update if it fails —
+  /// without ever losing to a refetch or to another mutation.
+  ///
+  /// Every state bound to the key sees the updated value at once, through its normal write path (its activity does
+  /// not show a load). While any mutation of the key runs, fetches of it write nothing: their answer may predate the
+  /// mutation. When the operation throws — `CancellationError` included — its update is undone: the key shows its base
+  /// (the last value written by a fetch or by ``set(_:for:)``) with the updates of the other mutations that have not
+  /// failed applied again, in the order they started, and the error is rethrown. When the last running mutation of
+  /// the key ends, the key is invalidated once: states bound to it fetch the server's answer.
+  ///
+  /// ```swift
+  /// func post(_ draft: Comment) {
+  ///   $save.run {
+  ///     try await cache.mutate(.comments(post.id), optimistic: { $0.append(draft) }) {
+  ///       try await api.post(draft)
+  ///     }
+  ///   }
+  /// }
+  /// ```
+  ///
+  /// With no value for `key`, `update` is not called and no entry is made; the key is still invalidated at the end.
+  /// ``remove(_:)`` and ``removeAll()`` end the key's mutations: one that ends afterwards writes and invalidates
+  /// nothing.
+  ///
+  /// > Note: A mutation that succeeds returns once no other mutation of the same key is running: until then its
+  /// > update may have to be applied again (when another one fails, or `set` writes a new base), and `update` is only
+  /// > valid during the call. Only the caller's task cancels `operation`.
+  ///
+  /// - Parameters:
+  ///   - key: The key whose value changes.
+  ///   - update: Changes the value in place, as the server will once `operation` succeeds.
+  ///   - operation: The request that makes the change.
+  /// - Returns: What `operation` returned.
   @MainActor
-  func entryMayBeIdle(_ entry: AnyCacheEntry, written: Bool = false) {
-    guard entry.isIdle else { return }
-    entryIsIdle(entry, holdsSomething: entry.holdsSomething, written: written)
+  public func mutate<V, R>(
+    _ key: CacheKey<V>, optimistic update: (inout V) -> Void, operation: () async throws -> R
+  ) async throws -> R {
+    try await store.mutate(key, optimistic: update, operation: operation)
   }
 
-  /// ``entryMayBeIdle(_:written:)`` of an entry known to be idle, holding something or not.
-  @usableFromInline @MainActor
-  func entryIsIdle(_ entry: AnyCacheEntry, holdsSomething: Bool, written: Bool) {
-    guard entries[entry.key] === entry else { return }
-    if !holdsSomething {
-      entries[entry.key] = nil
-      return
-    }
-    if entry.idleStamp != 0, !written { return }
-    lastStamp &+= 1
-    entry.idleStamp = lastStamp
-    collectable.append((entry.key, lastStamp, clock.now() + gcTime))
-    if collector == nil { startCollector() }
-  }
-
-  /// Queues a check of `entry`'s bindings `gcTime` from now: states whose owner went away without unbinding are
-  /// dropped then, so that the entry becomes idle and is collected in turn.
-  @usableFromInline @MainActor
-  func scheduleBindingCheck(_ entry: AnyCacheEntry) {
-    // At least a second apart: with a zero `gcTime`, checks of a bound entry must not follow each other at once.
-    collectable.append((entry.key, 0, clock.now() + max(gcTime, .seconds(1))))
-    if collector == nil { startCollector() }
-  }
-
-  @MainActor
-  private func startCollector() {
-    let clock = self.clock
-    collector = Task { [weak self] in
-      while let deadline = self?.nextDeadline() {
-        do { try await clock.sleep(deadline) } catch { return }
-        self?.collect()
-      }
-    }
-  }
-
-  /// The next deadline; `nil` (and the collector stops) when nothing is queued.
-  @MainActor
-  private func nextDeadline() -> Duration? {
-    guard collectableHead < collectable.count else {
-      collectable.removeAll()
-      collectableHead = 0
-      collector = nil
-      return nil
-    }
-    return collectable[collectableHead].deadline
-  }
-
-  /// Removes the entries whose deadline has come and that are still idle since they were queued.
-  @MainActor
-  private func collect() {
-    let now = clock.now()
-    let end = collectable.count  // checks queued meanwhile wait for the next round
-    while collectableHead < end, collectable[collectableHead].deadline <= now {
-      let item = collectable[collectableHead]
-      collectableHead += 1
-      guard let entry = entries[item.key] else { continue }
-      if item.stamp == 0 {
-        // A binding check (see `scheduleBindingCheck`).
-        entry.dropReleasedBindings()
-        if entry.isBound {
-          scheduleBindingCheck(entry)
-        } else {
-          entryMayBeIdle(entry)
-        }
-      } else if entry.idleStamp == item.stamp, entry.isIdle {
-        entries[item.key] = nil
-      }
-    }
-    if collectableHead > 64, collectableHead * 2 > collectable.count {
-      collectable.removeFirst(collectableHead)
-      collectableHead = 0
-    }
-    if !collectionWaiters.isEmpty {
-      let waiters = collectionWaiters
-      collectionWaiters = []
-      for waiter in waiters { waiter.resume() }
-    }
-  }
-
-  /// Returns after the collector's next pass: for a test that just moved the clock past a deadline (registered before
-  /// the collector can run, since both are on the main actor).
+  /// Returns after the collector's next pass (see ``CacheStore/nextCollection()``).
   @MainActor
   func nextCollection() async {
-    await withCheckedContinuation { collectionWaiters.append($0) }
+    await store.nextCollection()
   }
 }

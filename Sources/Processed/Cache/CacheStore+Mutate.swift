@@ -1,0 +1,54 @@
+extension CacheStore {
+  /// ``LoadCache/mutate(_:optimistic:operation:)``.
+  @MainActor
+  func mutate<V, R>(
+    _ key: CacheKey<V>, optimistic update: (inout V) -> Void, operation: () async throws -> R
+  ) async throws -> R {
+    let erased = key.erased
+    let log: KeyMutations<V>
+    if let running = mutations[erased] as? KeyMutations<V> {
+      log = running
+    } else {
+      log = KeyMutations<V>()
+      log.base = entry(for: key)?.value
+      mutations[erased] = log
+    }
+    return try await withoutActuallyEscaping(update) { update in
+      let id = log.add(log.base == nil ? nil : update)
+      show(log, for: key)
+      do {
+        let result = try await operation()
+        log.succeed(id)
+        if log.running == 0 { end(log, for: key) } else { await log.untilNoneRuns() }
+        return result
+      } catch {
+        log.fail(id)
+        show(log, for: key)
+        if log.running == 0 { end(log, for: key) }
+        throw error
+      }
+    }
+  }
+
+  /// Whether a fetch of `key` that ends now must write nothing (a mutation of the key runs).
+  @usableFromInline @MainActor
+  func isMutating(_ key: AnyCacheKey) -> Bool {
+    !mutations.isEmpty && mutations[key] != nil
+  }
+
+  /// Writes what the key's mutations show to its entry and every bound state.
+  @MainActor
+  private func show<V>(_ log: KeyMutations<V>, for key: CacheKey<V>) {
+    guard !log.isDetached, let value = log.shown, let entry = entry(for: key) else { return }
+    entry.show(value)
+  }
+
+  /// The last running mutation of the key ended: the updates go, and the key is invalidated once.
+  @MainActor
+  private func end<V>(_ log: KeyMutations<V>, for key: CacheKey<V>) {
+    log.end()
+    guard !log.isDetached else { return }
+    mutations[key.erased] = nil
+    invalidate(key)
+  }
+}

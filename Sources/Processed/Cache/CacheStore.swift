@@ -1,0 +1,264 @@
+/// What a ``LoadCache`` holds and does, on the main actor: its entries, their garbage collection and its keys'
+/// mutations.
+///
+/// Entries and the collector hold the store strongly — never weakly: a weak reference would give it a side table,
+/// and then every retain and release of it takes the slow path — and the public ``LoadCache`` holds it too. The
+/// cycles end when entries leave the store, when the collector's queue empties, and at the latest when the store is
+/// closed, which its cache's `deinit` asks for.
+@usableFromInline
+final class CacheStore: Sendable {
+  /// How long an entry with no bound state and no fetch is kept.
+  let gcTime: Duration
+  @usableFromInline let clock: CacheClock
+
+  // The tables are main-actor only and each access is short (none spans a call out): `@exclusivity(unchecked)`
+  // (Unsafe/README.md, invariant 1).
+  /// The entries, by key.
+  @MainActor @exclusivity(unchecked) var entries = CacheKeyIndex<AnyCacheEntry>()
+  /// Idle entries in the order they became idle, with their deadlines (all `gcTime` after, so the queue is sorted);
+  /// stamp `0`: a check of a bound entry's bindings.
+  @MainActor @exclusivity(unchecked) var collectable: [(key: AnyCacheKey, stamp: UInt64, deadline: Duration)] = []
+  @MainActor @exclusivity(unchecked) var collectableHead = 0
+  @MainActor @exclusivity(unchecked) var lastStamp: UInt64 = 0
+  /// The collector's task while it runs; it holds the store (see ``close()``).
+  @MainActor var collector: Task<Void, Never>?
+  /// Set by ``close()``: the store's cache is gone, and nothing is queued for collection any more.
+  @MainActor @exclusivity(unchecked) var isClosed = false
+  /// The keys with mutations that have not all ended (see ``mutate(_:optimistic:operation:)``).
+  @MainActor @exclusivity(unchecked) var mutations: [AnyCacheKey: AnyKeyMutations] = [:]
+  /// Resumed after the collector's next pass (see ``nextCollection()``).
+  @MainActor @exclusivity(unchecked) var collectionWaiters: [CheckedContinuation<Void, Never>] = []
+
+  init(gcTime: Duration, clock: CacheClock) {
+    self.gcTime = gcTime
+    self.clock = clock
+  }
+
+  /// Its cache went: every entry is removed as by `removeAll()` (their fetches never write, their states are unbound
+  /// and keep showing what they show), and the collector stops. This ends the cycles through which entries and the
+  /// collector hold the store.
+  @MainActor
+  func close() {
+    isClosed = true
+    removeAll()
+    collector?.cancel()
+    collector = nil
+  }
+
+  /// ``LoadCache/value(for:)``.
+  @MainActor @inlinable
+  func value<V>(for key: CacheKey<V>) -> V? {
+    entry(for: key)?.value
+  }
+
+  /// ``LoadCache/set(_:for:)``.
+  @MainActor @inlinable
+  func set<V>(_ value: V, for key: CacheKey<V>) {
+    let entry = makeEntry(for: key)
+    entry.cancelLoad()
+    entry.write(hasMutations ? rebased(value, for: entry.key) : value)
+    entry.noteIfIdle(written: true)
+  }
+
+  /// ``LoadCache/invalidate(_:)``.
+  @MainActor @inlinable
+  func invalidate<V>(_ key: CacheKey<V>) {
+    entry(for: key)?.invalidate()
+  }
+
+  /// ``LoadCache/invalidate(prefix:)``.
+  @MainActor
+  func invalidate(prefix components: [AnyHashable]) {
+    for key in entries.keys(withPrefix: components) {
+      if let entry = entries[key] { entry.invalidate() }
+    }
+  }
+
+  /// ``LoadCache/invalidateAll()``.
+  @MainActor
+  func invalidateAll() {
+    for entry in Array(entries.values) { entry.invalidate() }
+  }
+
+  /// ``LoadCache/remove(_:)``.
+  @MainActor
+  @inlinable
+  func remove<V>(_ key: CacheKey<V>) {
+    guard let entry = take(key.erased) else { return }
+    // The erased key holds `V`'s identity, so the entry stored for it is a `CacheEntry<V>`: dropped specialized.
+    unsafeDowncast(entry, to: CacheEntry<V>.self).dropEntry()
+  }
+
+  /// Whether any mutation runs (most caches have none: `set` then skips its table).
+  @usableFromInline @MainActor
+  var hasMutations: Bool { !mutations.isEmpty }
+
+  /// What `set` writes while mutations of the key may run: `value` as the key's new base, with the running mutations'
+  /// updates applied again; `value` itself when none runs.
+  @usableFromInline @MainActor
+  func rebased<V: Sendable>(_ value: V, for erased: AnyCacheKey) -> V {
+    guard let log = mutations[erased] as? KeyMutations<V> else { return value }
+    log.base = value
+    return log.shown ?? value
+  }
+
+  /// Removes the entry of `erased` from the cache (and ends its key's mutation bookkeeping) and returns it, for the
+  /// caller to drop.
+  @usableFromInline @MainActor
+  func take(_ erased: AnyCacheKey) -> AnyCacheEntry? {
+    if !mutations.isEmpty { mutations.removeValue(forKey: erased)?.isDetached = true }
+    return entries.removeValue(forKey: erased)
+  }
+
+  /// ``LoadCache/removeAll()``.
+  @MainActor
+  func removeAll() {
+    let dropped = Array(entries.values)
+    entries.removeAll()
+    for log in mutations.values { log.isDetached = true }
+    mutations.removeAll()
+    collectable.removeAll()
+    collectableHead = 0
+    for entry in dropped { entry.drop() }
+  }
+
+  /// ``LoadCache/count``.
+  @MainActor
+  var count: Int { entries.count }
+
+  // MARK: Entries
+
+  @MainActor @inlinable
+  func entry<V>(for key: CacheKey<V>) -> CacheEntry<V>? {
+    entry(for: key.erased, of: V.self)
+  }
+
+  /// The entry of `erased`, a `CacheKey<V>`'s erased form.
+  @inlinable @MainActor
+  func entry<V>(for erased: AnyCacheKey, of _: V.Type) -> CacheEntry<V>? {
+    guard let entry = storedEntry(erased) else { return nil }
+    // The erased key holds `V`'s identity, so the entry stored for it is a `CacheEntry<V>`.
+    return unsafeDowncast(entry, to: CacheEntry<V>.self)
+  }
+
+  @inlinable @MainActor
+  func makeEntry<V>(for key: CacheKey<V>) -> CacheEntry<V> {
+    // Erased once: the entry, the table and the key index share its components.
+    let erased = key.erased
+    if let entry = entry(for: erased, of: V.self) { return entry }
+    let entry = CacheEntry<V>(key: erased, store: self)
+    insert(entry)
+    return entry
+  }
+
+  /// Adds `entry`, whose key the cache does not hold yet.
+  @usableFromInline @MainActor
+  func insert(_ entry: AnyCacheEntry) {
+    entries[entry.key] = entry
+  }
+
+  /// The entry of `erased`, whatever its value type.
+  @usableFromInline @MainActor
+  func storedEntry(_ erased: AnyCacheKey) -> AnyCacheEntry? {
+    entries[erased]
+  }
+
+  // MARK: Garbage collection
+
+  /// Called when an entry may have become idle (no bound state, no fetch), or was written while idle: an entry that
+  /// holds nothing goes at once; another is queued to go `gcTime` from now.
+  @MainActor
+  func entryMayBeIdle(_ entry: AnyCacheEntry, written: Bool = false) {
+    guard entry.isIdle else { return }
+    entryIsIdle(entry, holdsSomething: entry.holdsSomething, written: written)
+  }
+
+  /// ``entryMayBeIdle(_:written:)`` of an entry known to be idle, holding something or not.
+  @usableFromInline @MainActor
+  func entryIsIdle(_ entry: AnyCacheEntry, holdsSomething: Bool, written: Bool) {
+    guard entries[entry.key] === entry else { return }
+    if !holdsSomething {
+      entries[entry.key] = nil
+      return
+    }
+    if entry.idleStamp != 0, !written { return }
+    lastStamp &+= 1
+    entry.idleStamp = lastStamp
+    collectable.append((entry.key, lastStamp, clock.now() + gcTime))
+    if collector == nil, !isClosed { startCollector() }
+  }
+
+  /// Queues a check of `entry`'s bindings `gcTime` from now: states whose owner went away without unbinding are
+  /// dropped then, so that the entry becomes idle and is collected in turn.
+  @usableFromInline @MainActor
+  func scheduleBindingCheck(_ entry: AnyCacheEntry) {
+    // At least a second apart: with a zero `gcTime`, checks of a bound entry must not follow each other at once.
+    guard !isClosed else { return }
+    collectable.append((entry.key, 0, clock.now() + max(gcTime, .seconds(1))))
+    if collector == nil { startCollector() }
+  }
+
+  @MainActor
+  private func startCollector() {
+    let clock = self.clock
+    // Holds the store (a weak reference would give it a side table, and every retain of it the slow kind) until the
+    // queue is empty or the store is closed.
+    collector = Task { [self] in
+      while let deadline = nextDeadline() {
+        do { try await clock.sleep(deadline) } catch { return }
+        collect()
+      }
+    }
+  }
+
+  /// The next deadline; `nil` (and the collector stops) when nothing is queued.
+  @MainActor
+  private func nextDeadline() -> Duration? {
+    guard collectableHead < collectable.count else {
+      collectable.removeAll()
+      collectableHead = 0
+      collector = nil
+      return nil
+    }
+    return collectable[collectableHead].deadline
+  }
+
+  /// Removes the entries whose deadline has come and that are still idle since they were queued.
+  @MainActor
+  private func collect() {
+    let now = clock.now()
+    let end = collectable.count  // checks queued meanwhile wait for the next round
+    while collectableHead < end, collectable[collectableHead].deadline <= now {
+      let item = collectable[collectableHead]
+      collectableHead += 1
+      guard let entry = entries[item.key] else { continue }
+      if item.stamp == 0 {
+        // A binding check (see `scheduleBindingCheck`).
+        entry.dropReleasedBindings()
+        if entry.isBound {
+          scheduleBindingCheck(entry)
+        } else {
+          entryMayBeIdle(entry)
+        }
+      } else if entry.idleStamp == item.stamp, entry.isIdle {
+        entries[item.key] = nil
+      }
+    }
+    if collectableHead > 64, collectableHead * 2 > collectable.count {
+      collectable.removeFirst(collectableHead)
+      collectableHead = 0
+    }
+    if !collectionWaiters.isEmpty {
+      let waiters = collectionWaiters
+      collectionWaiters = []
+      for waiter in waiters { waiter.resume() }
+    }
+  }
+
+  /// Returns after the collector's next pass: for a test that just moved the clock past a deadline (registered before
+  /// the collector can run, since both are on the main actor).
+  @MainActor
+  func nextCollection() async {
+    await withCheckedContinuation { collectionWaiters.append($0) }
+  }
+}
