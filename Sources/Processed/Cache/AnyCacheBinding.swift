@@ -2,10 +2,17 @@
 @usableFromInline @MainActor
 class AnyCacheBinding {
   @usableFromInline let id: BoundStateID
+  /// Whether the state keeps this binding itself (a wrapper's storage): then ``CacheBindings`` counts it while it is
+  /// bound instead of keeping it in its table.
+  @usableFromInline let isKeptByState: Bool
 
-  init(id: BoundStateID) {
+  init(id: BoundStateID, keptByState: Bool = false) {
     self.id = id
+    isKeptByState = keptByState
   }
+
+  /// Whether the state is bound to an entry.
+  @usableFromInline var isBound: Bool { fatalError("abstract") }
 
   /// Leaves the entry (the state keeps showing what it shows).
   @usableFromInline func unbind() { fatalError("abstract") }

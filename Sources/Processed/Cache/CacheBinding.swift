@@ -219,4 +219,6 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   override func unbind() {
     entry?.bindingDidLeave(self)
   }
+
+  override var isBound: Bool { entry != nil }
 }

@@ -1,13 +1,55 @@
 internal import CProcessedAtomics
 
-/// The states bound to a ``LoadCache`` entry, by state, so that a state's next load, `cancel()`, `reset()` or manual
-/// write unbinds it (the engine calls ``stateWillChange(_:)`` from `launch` and `cancelLoad` while any state is
-/// bound). Main-actor only; its statics are `@exclusivity(unchecked)` under Unsafe/README.md's invariant 1.
+/// The states bound to a ``LoadCache`` entry, so that a state's next load, `cancel()`, `reset()` or manual write
+/// unbinds it (the engine calls ``stateWillChange(_:)`` from `launch` and `cancelLoad` while any state is bound). A
+/// wrapper's storage keeps its binding itself and is only counted; other states' bindings are kept in ``table``.
+/// Main-actor only; its statics are `@exclusivity(unchecked)` under Unsafe/README.md's invariant 1.
 @usableFromInline @MainActor
 enum CacheBindings {
-  /// The binding of each bound state.
+  /// The binding of each bound state that does not keep its binding itself (a key-path state).
   @usableFromInline @exclusivity(unchecked) static var table: [BoundStateID: AnyCacheBinding] = [:] {
-    didSet { processed_cache_set_bound_states(UInt32(truncatingIfNeeded: table.count)) }
+    didSet { publishCount() }
+  }
+  /// How many states that keep their binding are bound.
+  @usableFromInline @exclusivity(unchecked) static var keptBound = 0 {
+    didSet { publishCount() }
+  }
+
+  /// Tells the engine how many states are bound (it skips the unbinding hook while none is).
+  @usableFromInline
+  static func publishCount() {
+    processed_cache_set_bound_states(UInt32(truncatingIfNeeded: table.count + keptBound))
+  }
+
+  /// `binding`'s state was bound to an entry.
+  @inlinable
+  static func add(_ binding: AnyCacheBinding) {
+    if binding.isKeptByState {
+      keptBound += 1
+    } else {
+      table[binding.id] = binding
+    }
+  }
+
+  /// `binding`'s state left its entry.
+  @inlinable
+  static func remove(_ binding: AnyCacheBinding) {
+    if binding.isKeptByState {
+      keptBound -= 1
+      return
+    }
+    // Removed, and put back in the rare case the table holds another binding of the same id: one lookup.
+    if let removed = table.removeValue(forKey: binding.id), removed !== binding {
+      table[binding.id] = removed
+    }
+  }
+
+  /// The binding through which `binding`'s state is bound now, if it is bound (for a state that keeps its binding,
+  /// `binding` itself).
+  @inlinable
+  static func current(of binding: AnyCacheBinding) -> AnyCacheBinding? {
+    if binding.isKeptByState { return binding.isBound ? binding : nil }
+    return table[binding.id]
   }
   /// The state whose next unbinding hook is the cache's own call (see ``asCache(_:_:)``).
   @usableFromInline @exclusivity(unchecked) static var spared: BoundStateID?
@@ -16,7 +58,15 @@ enum CacheBindings {
   @usableFromInline
   static func stateWillChange<Host: StateHost>(_ host: Host) {
     guard let id = host.cacheIdentity else { return }
-    stateWillChange(id)
+    guard Host.keepsCacheBinding else {
+      stateWillChange(id)
+      return
+    }
+    if spared == id {
+      spared = nil
+      return
+    }
+    if let binding = host.ownCacheBinding, binding.isBound { binding.unbind() }
   }
 
   /// A key-path state with no running load is cancelled or reset: it leaves its entry.

@@ -108,7 +108,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     binding.entry = self
     if bindings.isEmpty { store.scheduleBindingCheck(self) }
     bindings.append(binding)
-    CacheBindings.table[binding.id] = binding
+    CacheBindings.add(binding)
     idleStamp = 0
     record(call)
   }
@@ -160,15 +160,13 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     detach(binding)
   }
 
-  /// Unbinds `binding`, no longer in ``bindings``: it forgets the entry, its wait is released, it leaves the table.
+  /// Unbinds `binding`, no longer in ``bindings``: it forgets the entry, its wait is released, it leaves
+  /// ``CacheBindings``.
   @usableFromInline
   func detach(_ binding: CacheBinding<Value>) {
     binding.entry = nil
     binding.releaseWait()
-    // Removed, and put back in the rare case the table holds another binding of the same id: one lookup.
-    if let removed = CacheBindings.table.removeValue(forKey: binding.id), removed !== binding {
-      CacheBindings.table[binding.id] = removed
-    }
+    CacheBindings.remove(binding)
   }
 
   // MARK: Fetching

@@ -98,7 +98,7 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
 @usableFromInline
 struct AnyCacheKey: Hashable, Sendable, CustomStringConvertible {
   /// The identity of the key's `Value` type.
-  let valueType: ObjectIdentifier
+  @usableFromInline let valueType: ObjectIdentifier
   /// The components, in order.
   @usableFromInline let storage: CacheKeyComponents
 

@@ -26,6 +26,9 @@ final class CacheStore: Sendable {
   @MainActor @exclusivity(unchecked) var isClosed = false
   /// The keys with mutations that have not all ended (see ``mutate(_:optimistic:operation:)``).
   @MainActor @exclusivity(unchecked) var mutations: [AnyCacheKey: AnyKeyMutations] = [:]
+  /// The key last erased by ``erased(_:)``: a key built for each call (the usual way) is erased once, not each time it
+  /// reaches the store (erasing allocates its components' array).
+  @usableFromInline @MainActor @exclusivity(unchecked) var lastErased: AnyCacheKey?
   /// Resumed after the collector's next pass (see ``nextCollection()``).
   @MainActor @exclusivity(unchecked) var collectionWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -84,7 +87,7 @@ final class CacheStore: Sendable {
   @MainActor
   @inlinable
   func remove<V>(_ key: CacheKey<V>) {
-    guard let entry = take(key.erased) else { return }
+    guard let entry = take(erased(key)) else { return }
     // The erased key holds `V`'s identity, so the entry stored for it is a `CacheEntry<V>`: dropped specialized.
     unsafeDowncast(entry, to: CacheEntry<V>.self).dropEntry()
   }
@@ -130,7 +133,18 @@ final class CacheStore: Sendable {
 
   @MainActor @inlinable
   func entry<V>(for key: CacheKey<V>) -> CacheEntry<V>? {
-    entry(for: key.erased, of: V.self)
+    entry(for: erased(key), of: V.self)
+  }
+
+  /// `key`'s erased form: the last one made when `key` is equal to its key, else a new one (kept as the last).
+  @inlinable @MainActor
+  func erased<V>(_ key: CacheKey<V>) -> AnyCacheKey {
+    if let last = lastErased, last.valueType == ObjectIdentifier(V.self), key.storage.matches(last.storage) {
+      return last
+    }
+    let made = key.erased
+    lastErased = made
+    return made
   }
 
   /// The entry of `erased`, a `CacheKey<V>`'s erased form.
@@ -144,7 +158,7 @@ final class CacheStore: Sendable {
   @inlinable @MainActor
   func makeEntry<V>(for key: CacheKey<V>) -> CacheEntry<V> {
     // Erased once: the entry, the table and the key index share its components.
-    let erased = key.erased
+    let erased = erased(key)
     if let entry = entry(for: erased, of: V.self) { return entry }
     let entry = CacheEntry<V>(key: erased, store: self)
     insert(entry)

@@ -184,7 +184,7 @@ enum CachedLoad {
     let binding = call.binding
     guard binding.isAlive else { return nil }
     let entry = call.cache.store.makeEntry(for: call.key)
-    if let earlier = CacheBindings.table[binding.id], earlier !== binding || binding.entry !== entry {
+    if let earlier = CacheBindings.current(of: binding), earlier !== binding || binding.entry !== entry {
       earlier.unbind()
     }
     // A state bound to this entry already keeps its binding object; binding again puts it last (bind order).

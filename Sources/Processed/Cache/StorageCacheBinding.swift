@@ -16,7 +16,7 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
   init(_ storage: StateStorage<State>) {
     reference = storage.hostReference
     declares = storage.declaredOptions != nil
-    super.init(id: BoundStateID(storage, nil))
+    super.init(id: BoundStateID(storage, nil), keptByState: true)
   }
 
   /// The storage's binding: the one it keeps, else a new one (not bound yet), which it keeps from now on.

@@ -68,9 +68,12 @@ extension StateHost {
 
   /// The state's binding to a cache entry, if it is bound: its `loadMore` goes through the entry.
   var cacheBinding: AnyCacheBinding? {
-    guard processed_cache_bound_states() != 0, let id = cacheIdentity, let binding = CacheBindings.table[id] else {
-      return nil
+    guard processed_cache_bound_states() != 0 else { return nil }
+    if Self.keepsCacheBinding {
+      guard let binding = ownCacheBinding, binding.isBound else { return nil }
+      return binding
     }
+    guard let id = cacheIdentity, let binding = CacheBindings.table[id] else { return nil }
     // The binding of a state that is gone, whose address this state now has: not this state's.
     guard binding.isAlive else {
       binding.unbind()

@@ -24,6 +24,10 @@ protocol StateHost<State>: AnyObject, Sendable {
   func storeUnretained(_ state: State)
   /// Which state this is, for a ``LoadCache`` binding; `nil` for a host that is not a user's state (a cache entry).
   var cacheIdentity: BoundStateID? { get }
+  /// Whether the host keeps its cache binding itself (a wrapper's storage), rather than ``CacheBindings/table``.
+  static var keepsCacheBinding: Bool { get }
+  /// The binding the host keeps, when ``keepsCacheBinding``.
+  var ownCacheBinding: AnyCacheBinding? { get }
   /// Called when the host no longer has a current load (it ended, was cancelled or reset).
   func loadDidEnd()
   /// The current load's block asked for a reset (it threw `ResetLoadable`, `ResetProcess`): resets the state.
@@ -44,6 +48,13 @@ extension StateHost {
   /// usual. Main-actor hosts (`KeyPathHost`) implement their own.
   @inlinable
   func storeUnretained(_ state: State) { store(state) }
+
+  /// Most hosts' bindings are in ``CacheBindings/table``.
+  @inlinable
+  static var keepsCacheBinding: Bool { false }
+
+  @inlinable
+  var ownCacheBinding: AnyCacheBinding? { nil }
 
   /// A state's own load asking for a reset resets it. A cache entry (whose load is a fetch shared by the states
   /// bound to it) implements its own.

@@ -84,6 +84,13 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   @usableFromInline
   var cacheIdentity: BoundStateID? { BoundStateID(self, nil) }
 
+  /// A storage keeps its binding (``cacheBinding``).
+  @inlinable
+  static var keepsCacheBinding: Bool { true }
+
+  @inlinable
+  var ownCacheBinding: AnyCacheBinding? { cacheBinding }
+
   /// Connects the storage to the model that contains it, the first time the model reaches it.
   @inlinable
   func connect<Model: AnyObject>(to model: Model, keyPath: KeyPath<Model, State>) {
