@@ -83,16 +83,24 @@ extension CacheKey where Value == [String] {
 }
 
 @MainActor
+final class RequestCounter {
+  var count = 0
+}
+
+@MainActor
 final class ReadmeFeedViewModel {
   @Loadable var posts: LoadableState<[String]>
   let cache: LoadCache  // one for the app, shared by every screen
-  var requests = 0  // not in the README: counts the block's runs
+  // Not in the README: counts the block's runs. A box the block captures, not the model: the entry keeps the block,
+  // and a block that held the model would keep model and cache alive through each other (the README's warning).
+  let counter = RequestCounter()
+  var requests: Int { counter.count }
 
   init(cache: LoadCache) { self.cache = cache }
 
   func appear(author: String) async {
-    await $posts.load(.posts(by: author), in: cache) {
-      self.requests += 1
+    await $posts.load(.posts(by: author), in: cache) { [counter] in
+      counter.count += 1
       return ["\(author)'s first post"]  // your request here
     }
   }
