@@ -366,6 +366,25 @@ extension LoadCacheTests {
     token.cancel()
   }
 
+  /// A wrapper's state keeps its binding itself; the cache only counts it while it is bound (the engine's unbinding
+  /// hook runs while any state is bound). Synchronous, so that no other test's states are bound meanwhile.
+  @Test func aBoundWrapperStateIsCountedUntilItLeaves() {
+    let cache = LoadCache(clock: clock)
+    cache.set(1, for: .number(1))
+    let (a, b) = (Screen(), Screen())
+    let before = CacheBindings.keptBound
+    let _: Task<Void, Never> = a.$number.load(.number(1), in: cache) { 2 }
+    let _: Task<Void, Never> = b.$number.load(.number(1), in: cache) { 2 }
+    let _: Task<Void, Never> = b.$number.load(.number(1), in: cache) { 2 }  // bound already: counted once
+    #expect(CacheBindings.keptBound == before + 2)
+    #expect(CacheBindings.table[BoundStateID(a.$number.storage, nil)] == nil)  // not in the table
+    a.$number.cancel()
+    #expect(CacheBindings.keptBound == before + 1)
+    cache.remove(.number(1))
+    #expect(CacheBindings.keptBound == before)
+    #expect(a.number == .loaded(1) && b.number == .loaded(1))  // unbound: they keep what they show
+  }
+
   @Test func aReleasedCacheUnbindsItsStatesAndItsFetchNeverWrites() async throws {
     let box = CacheBox(LoadCache(clock: clock))
     let screen = Screen()
