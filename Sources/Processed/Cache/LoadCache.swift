@@ -23,7 +23,8 @@
 /// ```
 ///
 /// `set(_:for:)`, `invalidate(_:)`, `remove(_:)` and `removeAll()` act on the entry and on every state bound to it;
-/// a fetch started before any of them never writes. See <doc:SharingAValueBetweenScreens>.
+/// a fetch started before any of them never writes. Keep the cache as long as the screens that use it: when its last
+/// reference goes, it acts as `removeAll()` on the main actor soon after. See <doc:SharingAValueBetweenScreens>.
 public final class LoadCache: Sendable {
   /// How long a written value stays fresh (a load's `LoadOptions.staleTime` may say otherwise).
   public let staleTime: Duration
