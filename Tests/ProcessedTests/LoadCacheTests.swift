@@ -160,6 +160,30 @@ private final class CacheBox: @unchecked Sendable {
     #expect(cache.value(for: .number(1)) != 1)
   }
 
+  /// The Task form's counterpart of `aCancelledCallerReturnsWithoutWaitingForTheFetchAndItsLoadEnds`: cancelling
+  /// the returned task ends the state's waiting load at once (not the fetch, whose block ignores cancellation), and
+  /// the state, still bound, gets the fetch's outcome.
+  @Test func cancellingTheReturnedTaskEndsTheWaitButNotTheFetch() async throws {
+    let cache = LoadCache(clock: clock)
+    let screen = Screen()
+    let recorder = StateRecorder(screen.$number)
+    let gate = Gate()
+    let task: Task<Void, Never> = screen.$number.load(.number(1), in: cache) {
+      await gate.wait()  // ignores cancellation
+      return 3
+    }
+    await gate.untilWaiting(1)
+    task.cancel()
+    await task.value  // the block still waits at the gate
+    #expect(gate.waiting == 1)
+    #expect(screen.$number.activity.phase == .idle)
+    #expect(recorder.values == [.loading])
+    gate.open()
+    try await recorder.wait(forCount: 2)
+    #expect(recorder.values == [.loading, .loaded(3)])
+    #expect(cache.value(for: .number(1)) == 3)
+  }
+
   @Test func cancelOfOneOfTwoBoundStatesLeavesTheFetchRunningForTheOther() async throws {
     let cache = LoadCache(clock: clock)
     let (a, b) = (Screen(), Screen())

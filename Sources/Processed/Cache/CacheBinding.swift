@@ -34,65 +34,54 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   @usableFromInline func showAtOnce(_ value: Value) { fatalError("abstract") }
 
   /// Starts a load of the state, as the cache (it keeps the state bound), with `options` — `nil`: a plain load, never
-  /// the declaration's options (those are the fetch's). A wrapper's state is started through its typed storage, so
-  /// that its load is specialized with the caller; any other through its binding's
-  /// ``startHostLoad(_:silently:options:priority:)``.
+  /// the declaration's options (those are the fetch's) — and returns its task and its id on the state's tracker (`0`
+  /// when the state's owner is gone). A wrapper's state is started through its typed storage, so that its load is
+  /// specialized with the caller; any other through its binding's ``startHostLoad(_:silently:options:priority:)``.
   @inlinable
   final func startLoad(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?
-  ) -> Task<Void, Never> {
+  ) -> (task: Task<Void, Never>, id: UInt64) {
     if let wrapper = self as? StorageCacheBinding<Value> {
-      guard let storage = wrapper.storage else { return KeyPathTargetEnded.task }
-      return wrapper.startStorageLoad(plan, on: storage, silently: silently, options: options, priority: priority)
-    }
-    return startHostLoad(plan, silently: silently, options: options, priority: priority)
-  }
-
-  /// Starts the load of the state that waits for the entry's fetch (see ``waitingPlan(options:)``) and records it as
-  /// the waiting one; `appendingPage`: it waits for a `loadMore`'s page. A wrapper's storage is reached once.
-  @inlinable @discardableResult
-  final func startWaitingLoad(
-    silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?, appendingPage: Bool = false
-  ) -> Task<Void, Never> {
-    var plan = waitingPlan(options: options)
-    plan.appendsPage = appendingPage
-    if let wrapper = self as? StorageCacheBinding<Value> {
-      guard let storage = wrapper.storage else {
-        waitingLoad = 0
-        return KeyPathTargetEnded.task
-      }
+      guard let storage = wrapper.storage else { return (KeyPathTargetEnded.task, 0) }
       let task = wrapper.startStorageLoad(plan, on: storage, silently: silently, options: options, priority: priority)
-      waitingLoad = storage.tracker.currentID
-      return task
+      return (task, storage.tracker.currentID)
     }
     let task = startHostLoad(plan, silently: silently, options: options, priority: priority)
-    waitingLoad = host()?.tracker.currentID ?? 0
-    return task
+    return (task, host()?.tracker.currentID ?? 0)
   }
 
   /// ``startLoad(_:silently:options:priority:)`` for an `async` caller.
   @inlinable
   final func startAwaitedLoad(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil
-  ) -> AwaitedLoad {
+  ) -> (load: AwaitedLoad, id: UInt64) {
     if let wrapper = self as? StorageCacheBinding<Value> {
-      return wrapper.startAwaitedStorageLoad(plan, silently: silently, options: options)
+      let load = wrapper.startAwaitedStorageLoad(plan, silently: silently, options: options)
+      return (load, wrapper.storage?.tracker.currentID ?? 0)
     }
-    return startHostAwaitedLoad(plan, silently: silently, options: options)
+    let load = startHostAwaitedLoad(plan, silently: silently, options: options)
+    return (load, host()?.tracker.currentID ?? 0)
+  }
+
+  /// Starts the load of the state that waits for the entry's fetch (see ``waitingPlan(options:)``) and records it as
+  /// the waiting one; `appendingPage`: it waits for a `loadMore`'s page.
+  @inlinable @discardableResult
+  final func startWaitingLoad(
+    silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?, appendingPage: Bool = false
+  ) -> Task<Void, Never> {
+    var plan = waitingPlan(options: options)
+    plan.appendsPage = appendingPage
+    let started = startLoad(plan, silently: silently, options: options, priority: priority)
+    waitingLoad = started.id
+    return started.task
   }
 
   /// ``startWaitingLoad(silently:options:priority:appendingPage:)`` for an `async` caller.
   @inlinable
   final func startAwaitedWaitingLoad(silently: Bool, options: LoadOptions?) -> AwaitedLoad {
-    let plan = waitingPlan(options: options)
-    if let wrapper = self as? StorageCacheBinding<Value> {
-      let load = wrapper.startAwaitedStorageLoad(plan, silently: silently, options: options)
-      waitingLoad = wrapper.storage?.tracker.currentID ?? 0
-      return load
-    }
-    let load = startHostAwaitedLoad(plan, silently: silently, options: options)
-    waitingLoad = host()?.tracker.currentID ?? 0
-    return load
+    let started = startAwaitedLoad(waitingPlan(options: options), silently: silently, options: options)
+    waitingLoad = started.id
+    return started.load
   }
 
   /// ``startLoad(_:silently:options:priority:)`` on the state's host, as each kind of binding reaches it.
@@ -123,7 +112,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// Makes a load of the state that waits until the entry's fetch ends; the entry writes its outcome. `options`: the
   /// waiting load's own (its calm presentation): an outcome is held back only for a minimum loading time.
   @inlinable
-  final func waitingPlan(options: LoadOptions? = nil) -> LoadPlan<State> {
+  final func waitingPlan(options: LoadOptions?) -> LoadPlan<State> {
     let signal = FirstSignal<Bool>()
     waitSignal = signal
     let held = options?.minimumLoadingTime == nil ? nil : HeldOutcome()

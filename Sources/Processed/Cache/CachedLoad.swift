@@ -59,6 +59,7 @@ enum CachedLoad {
     if let join = joinRunning(call, priority: priority) { return join }
     if call.debounce != nil {
       return binding.startLoad(debouncedPlan(call), silently: true, options: debounceOptions(call), priority: priority)
+        .task
     }
     guard let (entry, silently) = bindNow(call) else { return KeyPathTargetEnded.task }
     // The fetch's task is queued before the waiting load's: when the fetch is quick, the waiting load finds it ended
@@ -80,7 +81,7 @@ enum CachedLoad {
       return
     }
     if call.debounce != nil {
-      await binding.startAwaitedLoad(debouncedPlan(call), silently: true, options: debounceOptions(call)).wait()
+      await binding.startAwaitedLoad(debouncedPlan(call), silently: true, options: debounceOptions(call)).load.wait()
       return
     }
     guard let (entry, silently) = bindNow(call) else { return }
