@@ -2,7 +2,7 @@ extension CacheStore {
   /// ``LoadCache/mutate(_:optimistic:operation:)``.
   @MainActor
   func mutate<V, R>(
-    _ key: CacheKey<V>, optimistic update: (inout V) -> Void, operation: () async throws -> R
+    _ key: CacheKey<V>, optimistic update: @escaping (inout V) -> Void, operation: () async throws -> R
   ) async throws -> R {
     let erased = key.erased
     let log: KeyMutations<V>
@@ -13,20 +13,18 @@ extension CacheStore {
       log.base = entry(for: key)?.value
       mutations[erased] = log
     }
-    return try await withoutActuallyEscaping(update) { update in
-      let id = log.add(log.base == nil ? nil : update)
+    let id = log.add(log.base == nil ? nil : update)
+    show(log, for: key)
+    do {
+      let result = try await operation()
+      log.succeed(id)
+      if log.running == 0 { end(log, for: key) }
+      return result
+    } catch {
+      log.fail(id)
       show(log, for: key)
-      do {
-        let result = try await operation()
-        log.succeed(id)
-        if log.running == 0 { end(log, for: key) } else { await log.untilNoneRuns() }
-        return result
-      } catch {
-        log.fail(id)
-        show(log, for: key)
-        if log.running == 0 { end(log, for: key) }
-        throw error
-      }
+      if log.running == 0 { end(log, for: key) }
+      throw error
     }
   }
 

@@ -2,9 +2,9 @@
 /// in the order they started, and the base they apply to.
 ///
 /// What the key shows is the base — the last value written by a fetch or by `set`, never an optimistic one — with the
-/// update of every mutation that has not failed applied again, in order. An update is a caller's non-escaping closure,
-/// valid while its `mutate` call lasts: so a mutation that succeeded stays in its call until the last mutation of the
-/// key ends (its update may be needed again until then), and only then is the key invalidated, once.
+/// update of every mutation that has not failed applied again, in order. A succeeded mutation's update is kept here
+/// after its call returned (it may be needed again until then), until the last mutation of the key ends and the key is
+/// invalidated, once.
 @MainActor
 final class KeyMutations<Value: Sendable>: AnyKeyMutations {
   struct Mutation {
@@ -18,7 +18,6 @@ final class KeyMutations<Value: Sendable>: AnyKeyMutations {
   /// The value the updates apply to; `nil` when the key had no value when its first mutation started.
   var base: Value?
   private var lastID: UInt64 = 0
-  private var waiters: [CheckedContinuation<Void, Never>] = []
 
   /// What the key shows: the base with every update applied in order; `nil` with no base.
   var shown: Value? {
@@ -45,18 +44,9 @@ final class KeyMutations<Value: Sendable>: AnyKeyMutations {
     running -= 1
   }
 
-  /// Waits until no mutation of the key runs. Not cancellable: a succeeded update must stay valid until then.
-  func untilNoneRuns() async {
-    if running == 0 { return }
-    await withCheckedContinuation { waiters.append($0) }
-  }
-
-  /// The last mutation ended: its waiters resume, and the updates are dropped before their calls return.
+  /// The last mutation ended: the updates go (the invalidation that follows fetches what replaces them).
   func end() {
     mutations.removeAll()
-    let resumed = waiters
-    waiters = []
-    for waiter in resumed { waiter.resume() }
   }
 }
 

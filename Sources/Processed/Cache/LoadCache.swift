@@ -167,9 +167,10 @@ public final class LoadCache: Sendable {
   /// ``remove(_:)`` and ``removeAll()`` end the key's mutations: one that ends afterwards writes and invalidates
   /// nothing.
   ///
-  /// > Note: A mutation that succeeds returns once no other mutation of the same key is running: until then its
-  /// > update may have to be applied again (when another one fails, or `set` writes a new base), and `update` is only
-  /// > valid during the call. Only the caller's task cancels `operation`.
+  /// A call returns (or throws) as soon as its own operation ends, whatever the key's other mutations do. A succeeded
+  /// mutation's update stays applied after its call returned — it is applied again when another mutation fails or
+  /// ``set(_:for:)`` writes a new base — until the end-of-mutations invalidation's fetch replaces it; that is why
+  /// `update` is escaping. Only the caller's task cancels `operation`.
   ///
   /// - Parameters:
   ///   - key: The key whose value changes.
@@ -178,7 +179,7 @@ public final class LoadCache: Sendable {
   /// - Returns: What `operation` returned.
   @MainActor
   public func mutate<V, R>(
-    _ key: CacheKey<V>, optimistic update: (inout V) -> Void, operation: () async throws -> R
+    _ key: CacheKey<V>, optimistic update: @escaping (inout V) -> Void, operation: () async throws -> R
   ) async throws -> R {
     try await store.mutate(key, optimistic: update, operation: operation)
   }

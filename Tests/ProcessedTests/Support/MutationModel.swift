@@ -54,15 +54,11 @@ struct MutationModel {
     /// that started while the log had no base).
     var applied: [(mutation: Int, applies: Bool)] = []
     var running = 0
-    /// Succeeded mutations whose calls return when the last one ends.
-    var waiting: [Int] = []
     var detached = false
   }
 
   enum Phase: Equatable {
     case running
-    /// The operation succeeded; the call returns once no mutation of its log runs.
-    case succeeded
     case ended(MutationOutcome)
   }
 
@@ -229,26 +225,20 @@ struct MutationModel {
   mutating func finishMutation(_ id: Int, _ outcome: MutationOutcome) {
     let log = mutations[id].log
     logs[log].running -= 1
-    if outcome == .returned {
-      mutations[id].phase = .succeeded
-      logs[log].waiting.append(id)
-    } else {
-      mutations[id].phase = .ended(outcome)
-      ended.append(id)
+    // Spec: "`mutate` returns (or throws) as soon as its own operation ends, whatever other mutations of the key do.
+    // A succeeded mutation's update stays applied until the end-of-mutations invalidation's fetch replaces it."
+    mutations[id].phase = .ended(outcome)
+    ended.append(id)
+    if outcome != .returned {
       logs[log].applied.removeAll { $0.mutation == id }
       show(log)
     }
     if logs[log].running == 0 { endLog(log) }
   }
 
-  /// The last running mutation of the log ended: the succeeded ones return, and the key is invalidated once (unless
-  /// `remove` detached the log).
+  /// The last running mutation of the log ended: the updates go, and the key is invalidated once (unless `remove`
+  /// detached the log).
   private mutating func endLog(_ log: Int) {
-    for id in logs[log].waiting {
-      mutations[id].phase = .ended(.returned)
-      ended.append(id)
-    }
-    logs[log].waiting = []
     logs[log].applied = []
     guard !logs[log].detached else { return }
     attached[logs[log].key] = nil
@@ -256,5 +246,10 @@ struct MutationModel {
   }
 
   var running: [Int] { mutations.indices.filter { mutations[$0].phase == .running } }
-  var succeeded: [Int] { mutations.indices.filter { mutations[$0].phase == .succeeded } }
+  /// Mutations that returned while others of their key still run: their updates stay applied.
+  var succeeded: [Int] {
+    mutations.indices.filter { id in
+      mutations[id].phase == .ended(.returned) && logs[mutations[id].log].running > 0
+    }
+  }
 }
