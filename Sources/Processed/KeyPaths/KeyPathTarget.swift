@@ -241,6 +241,26 @@ final class WrapperTargetOf<State: ManagedState & Sendable>: KeyPathTarget<State
     return storage.startAwaited(plan, silently: silently, options: options, refreshing: refreshing)
   }
 
+  @usableFromInline
+  override func startLoadMore(
+    _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
+  ) -> Task<Void, Never>? {
+    guard let storage = live else { return nil }
+    return storage.startLoadMore(makePlan(storage.currentState), options: options, priority: priority)
+  }
+
+  @usableFromInline
+  override func startAwaitedLoadMore(_ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?) -> AwaitedLoad? {
+    guard let storage = live else { return nil }
+    return storage.startAwaitedLoadMore(makePlan(storage.currentState), options: options)
+  }
+
+  override func makeCacheBinding<Value>(_ type: Value.Type) -> CacheBinding<Value>? {
+    guard let storage = live else { return nil }
+    // `State` is `LoadableState<Value>`: the cached faces exist only for loadable states of that value type.
+    return StorageCacheBinding.of(unsafeDowncast(storage, to: StateStorage<LoadableState<Value>>.self))
+  }
+
   @usableFromInline override func cancel() { live?.cancelLoad() }
   @usableFromInline override func reset() { live?.resetState() }
 
