@@ -32,8 +32,10 @@
 /// actor-owned state ignores.
 @propertyWrapper
 public struct IsolatedLoadable<Value: Sendable> {
+  /// Copies share one state; when the last copy (and controller) goes, its load is cancelled and `states` end.
   @usableFromInline
-  let storage: IsolatedStateStorage<LoadableState<Value>>
+  let handle: IsolatedStateHandle<LoadableState<Value>>
+  @inlinable var storage: IsolatedStateStorage<LoadableState<Value>> { handle.storage }
 
   /// Creates the state with an initial value and the options of loads that are given none.
   ///
@@ -45,7 +47,8 @@ public struct IsolatedLoadable<Value: Sendable> {
   ///   - wrappedValue: The initial state.
   ///   - options: The options of loads called without `options:`; `nil`: ``LoadOptions/default``.
   public init(wrappedValue: LoadableState<Value> = .absent, options: LoadOptions? = nil) {
-    storage = IsolatedStateStorage(wrappedValue, options: options, kind: "IsolatedLoadable<\(Value.self)>")
+    handle = IsolatedStateHandle(
+      IsolatedStateStorage(wrappedValue, options: options, kind: "IsolatedLoadable<\(Value.self)>"))
   }
 
   /// The current state. Writing it cancels the current load, then notifies observers.
@@ -68,7 +71,7 @@ public struct IsolatedLoadable<Value: Sendable> {
   /// The controller: `$feed.load { … }`.
   @inlinable
   public var projectedValue: IsolatedLoadableController<Value> {
-    IsolatedLoadableController(storage: storage)
+    IsolatedLoadableController(handle: handle)
   }
 }
 

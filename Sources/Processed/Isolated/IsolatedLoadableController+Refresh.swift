@@ -38,13 +38,15 @@ extension IsolatedLoadableController {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Returns the loaded value, or throws.
   @inlinable
-  public func refresh(
+  public consuming func refresh(
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
     block: nonisolated(nonsending) @escaping () async throws -> Value
   ) async {
-    await storage.startAwaited(
+    let load = storage.startAwaited(
       .load(returning: block), silently: false, options: options, refreshing: true, isolation: isolation
-    ).wait(isolation: isolation)
+    )
+    _ = consume self  // waits without keeping the state alive
+    await load.wait(isolation: isolation)
   }
 }

@@ -18,12 +18,14 @@
 ///
 /// Not `Sendable`: it cannot leave its actor.
 public struct IsolatedLoadableController<Value: Sendable> {
+  /// A controller kept in a variable is a handle to the state and keeps it alive, as the wrapper does.
   @usableFromInline
-  let storage: IsolatedStateStorage<LoadableState<Value>>
+  let handle: IsolatedStateHandle<LoadableState<Value>>
+  @inlinable var storage: IsolatedStateStorage<LoadableState<Value>> { handle.storage }
 
   @inlinable
-  init(storage: IsolatedStateStorage<LoadableState<Value>>) {
-    self.storage = storage
+  init(handle: IsolatedStateHandle<LoadableState<Value>>) {
+    self.handle = handle
   }
 
   /// The current state.
@@ -182,14 +184,15 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Returns the loaded value, or throws.
   @inlinable
-  public func load(
+  public consuming func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
     block: nonisolated(nonsending) @escaping () async throws -> Value
   ) async {
-    await storage.startAwaited(.load(returning: block), silently: silently, options: options, isolation: isolation)
-      .wait(isolation: isolation)
+    let load = storage.startAwaited(.load(returning: block), silently: silently, options: options, isolation: isolation)
+    _ = consume self  // waits without keeping the state alive
+    await load.wait(isolation: isolation)
   }
 
   /// Runs a yielding load and waits until it stops.
@@ -204,14 +207,15 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Writes states with `yield`, or throws.
   @inlinable
-  public func load(
+  public consuming func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
     block: nonisolated(nonsending) @escaping (_ yield: (LoadableState<Value>) -> Void) async throws -> Void
   ) async {
-    await storage.startAwaited(.load(yielding: block), silently: silently, options: options, isolation: isolation)
-      .wait(isolation: isolation)
+    let load = storage.startAwaited(.load(yielding: block), silently: silently, options: options, isolation: isolation)
+    _ = consume self  // waits without keeping the state alive
+    await load.wait(isolation: isolation)
   }
 
   /// Loads with interrupts and waits until the load stops.
@@ -232,7 +236,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - block: Returns the loaded value, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   @inlinable
-  public func load(
+  public consuming func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
     interrupts: [Duration],
@@ -240,10 +244,12 @@ public struct IsolatedLoadableController<Value: Sendable> {
     block: nonisolated(nonsending) @escaping () async throws -> Value,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await storage.startAwaited(
+    let load = storage.startAwaited(
       IsolatedPlan.load(returning: block).interrupted(by: interrupts, onInterrupt), silently: silently,
       options: options, isolation: isolation
-    ).wait(isolation: isolation)
+    )
+    _ = consume self  // waits without keeping the state alive
+    await load.wait(isolation: isolation)
   }
 
   /// Runs a yielding load with interrupts and waits until it stops.
@@ -264,7 +270,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - block: Writes states with `yield`, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   @inlinable
-  public func load(
+  public consuming func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
     interrupts: [Duration],
@@ -272,10 +278,12 @@ public struct IsolatedLoadableController<Value: Sendable> {
     block: nonisolated(nonsending) @escaping (_ yield: (LoadableState<Value>) -> Void) async throws -> Void,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await storage.startAwaited(
+    let load = storage.startAwaited(
       IsolatedPlan.load(yielding: block).interrupted(by: interrupts, onInterrupt), silently: silently,
       options: options, isolation: isolation
-    ).wait(isolation: isolation)
+    )
+    _ = consume self  // waits without keeping the state alive
+    await load.wait(isolation: isolation)
   }
 
   // MARK: Activity and last value

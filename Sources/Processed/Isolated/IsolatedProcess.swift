@@ -16,8 +16,10 @@
 /// to the first actor that uses it through its controller; the wrapper and controller are not `Sendable`.
 @propertyWrapper
 public struct IsolatedProcess<ProcessKind: Equatable & Sendable> {
+  /// Copies share one state; when the last copy (and controller) goes, its load is cancelled and `states` end.
   @usableFromInline
-  let storage: IsolatedStateStorage<ProcessState<ProcessKind>>
+  let handle: IsolatedStateHandle<ProcessState<ProcessKind>>
+  @inlinable var storage: IsolatedStateStorage<ProcessState<ProcessKind>> { handle.storage }
 
   /// Creates the state with an initial value and the options of runs that are given none.
   ///
@@ -29,7 +31,8 @@ public struct IsolatedProcess<ProcessKind: Equatable & Sendable> {
   ///   - wrappedValue: The initial state.
   ///   - options: The options of runs called without `options:`; `nil`: ``LoadOptions/default``.
   public init(wrappedValue: ProcessState<ProcessKind> = .idle, options: LoadOptions? = nil) {
-    storage = IsolatedStateStorage(wrappedValue, options: options, kind: "IsolatedProcess<\(ProcessKind.self)>")
+    handle = IsolatedStateHandle(
+      IsolatedStateStorage(wrappedValue, options: options, kind: "IsolatedProcess<\(ProcessKind.self)>"))
   }
 
   /// Creates a state for one kind of process (`@IsolatedProcess var save`).
@@ -63,7 +66,7 @@ public struct IsolatedProcess<ProcessKind: Equatable & Sendable> {
   /// The controller: `$upload.run { … }`.
   @inlinable
   public var projectedValue: IsolatedProcessController<ProcessKind> {
-    IsolatedProcessController(storage: storage)
+    IsolatedProcessController(handle: handle)
   }
 }
 

@@ -14,12 +14,14 @@
 ///
 /// Not `Sendable`: it cannot leave its actor.
 public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
+  /// A controller kept in a variable is a handle to the state and keeps it alive, as the wrapper does.
   @usableFromInline
-  let storage: IsolatedStateStorage<ProcessState<ProcessKind>>
+  let handle: IsolatedStateHandle<ProcessState<ProcessKind>>
+  @inlinable var storage: IsolatedStateStorage<ProcessState<ProcessKind>> { handle.storage }
 
   @inlinable
-  init(storage: IsolatedStateStorage<ProcessState<ProcessKind>>) {
-    self.storage = storage
+  init(handle: IsolatedStateHandle<ProcessState<ProcessKind>>) {
+    self.handle = handle
   }
 
   /// The current state.
@@ -117,15 +119,16 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: The work.
   @inlinable
-  public func run(
+  public consuming func run(
     _ process: ProcessKind,
     silently: Bool = false,
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
     block: nonisolated(nonsending) @escaping () async throws -> Void
   ) async {
-    await storage.startAwaited(.run(process, block), silently: silently, options: options, isolation: isolation)
-      .wait(isolation: isolation)
+    let load = storage.startAwaited(.run(process, block), silently: silently, options: options, isolation: isolation)
+    _ = consume self  // waits without keeping the state alive
+    await load.wait(isolation: isolation)
   }
 
   /// Runs `process` with interrupts and waits until the run stops.
@@ -147,7 +150,7 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   @inlinable
-  public func run(
+  public consuming func run(
     _ process: ProcessKind,
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -156,10 +159,12 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
     block: nonisolated(nonsending) @escaping () async throws -> Void,
     onInterrupt: @escaping (_ accumulatedDelay: Duration) throws -> Void
   ) async {
-    await storage.startAwaited(
+    let load = storage.startAwaited(
       IsolatedPlan.run(process, block).interrupted(by: interrupts, onInterrupt), silently: silently,
       options: options, isolation: isolation
-    ).wait(isolation: isolation)
+    )
+    _ = consume self  // waits without keeping the state alive
+    await load.wait(isolation: isolation)
   }
 
   // MARK: Activity
@@ -322,7 +327,7 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: The work.
   @inlinable
-  public func run(
+  public consuming func run(
     silently: Bool = false,
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,
@@ -345,7 +350,7 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   @inlinable
-  public func run(
+  public consuming func run(
     silently: Bool = false,
     options: LoadOptions? = nil,
     interrupts: [Duration],

@@ -33,6 +33,8 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   @usableFromInline @exclusivity(unchecked) var ownerID: ObjectIdentifier?
   @usableFromInline unowned var owner: (any Actor)?
   @usableFromInline var ownerName = ""
+  /// The owner again, weakly: how ``lastHandleWentAway()`` reaches it from any thread, also once it is gone.
+  weak var ownerAfterRelease: (any Actor)?
 
   // MARK: The current load
 
@@ -85,6 +87,29 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
     activitySlot?.close()
   }
 
+  /// The last wrapper copy and controller went away (``IsolatedStateHandle``), on any thread. No call reaches the
+  /// storage from now on but its running load's, on the owner; the fields read here were written by calls made
+  /// through a handle, before it went. The owner cancels the load and ends the observers (`states`) at its next
+  /// turn. With no owner — never pinned, or gone, and then no load runs (a running load holds its actor) — they end
+  /// here.
+  func lastHandleWentAway() {
+    guard let owner = ownerAfterRelease else {
+      closeSlots()
+      return
+    }
+    Task { await self.stopAfterRelease(isolation: owner) }
+  }
+
+  private func stopAfterRelease(isolation: isolated (any Actor)) {
+    cancelLoad()
+    closeSlots()
+  }
+
+  private func closeSlots() {
+    stateSlot.close()
+    activitySlot?.close()
+  }
+
   // MARK: Pinning
 
   /// Pins the storage to `isolation` on first use; afterwards stops with a message naming both actors when
@@ -102,6 +127,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
     guard let ownerID else {
       self.ownerID = id
       owner = isolation
+      ownerAfterRelease = isolation
       ownerName = Self.describe(isolation)
       return
     }
