@@ -21,6 +21,8 @@ internal import Processed
 /// - A sleeping task that is cancelled throws `CancellationError` at once and no longer counts as sleeping; a
 ///   timeout reached by an advance cancels its block within that advance. So ``sleeperCount`` and
 ///   ``waitForSleepers(_:timeLimit:)`` count the tasks that will wake when time moves.
+/// - A ``LoadCache``'s own timers (its garbage collection) never count as sleepers, though `advance` fires them: one
+///   clock may drive a cache and its loads, and `waitForSleepers(1)` waits for the request.
 ///
 /// Thread-safe: a test may advance the clock from any task.
 public final class TestClock: Clock, Sendable {
@@ -95,11 +97,15 @@ public final class TestClock: Clock, Sendable {
     let continuation: CheckedContinuation<Void, any Error>
     /// The sleep's `WakeAction`: run when the deadline is reached, before any sleeper is resumed.
     let onWake: (@Sendable () -> Void)?
+    /// `false` for a cache's own timer (`HousekeepingSleep`): woken by `advance`, never counted as a sleeper.
+    let counts: Bool
   }
 
   private struct SleeperWaiter {
     let id: UInt64
     let count: Int
+    /// Waits for a cache's own timers (``waitForCacheTimers(_:timeLimit:)``), not for sleepers.
+    let timers: Bool
     let continuation: CheckedContinuation<Void, any Error>
   }
 
@@ -111,20 +117,31 @@ public final class TestClock: Clock, Sendable {
     var registering: [UInt64: Bool] = [:]
     var waiters: [SleeperWaiter] = []
 
+    /// The sleepers that count: every one but a cache's own timers.
+    var count: Int { sleepers.count { $0.counts } }
+    /// A cache's own timers sleeping now.
+    var timerCount: Int { sleepers.count - count }
+
+    func count(timers: Bool) -> Int { timers ? timerCount : count }
+
     /// Removes and returns the waiters satisfied by the number of sleepers now.
     mutating func satisfiedWaiters() -> [SleeperWaiter] {
-      let count = sleepers.count
-      let satisfied = waiters.filter { $0.count <= count }
-      waiters.removeAll { $0.count <= count }
+      let counts = (sleepers: count, timers: timerCount)
+      let isSatisfied = { (waiter: SleeperWaiter) in waiter.count <= (waiter.timers ? counts.timers : counts.sleepers) }
+      let satisfied = waiters.filter(isSatisfied)
+      waiters.removeAll(where: isSatisfied)
       return satisfied
     }
 
     /// The sleepers now, for a failure message: "1, sleeping until +5s (now +2s)".
     var sleepersDescription: String {
       let clock = "(now \(WaitDescription.instant(now)))"
-      if sleepers.isEmpty { return "none \(clock)" }
-      let deadlines = sleepers.map(\.deadline).sorted().map(WaitDescription.instant).joined(separator: ", ")
-      return "\(sleepers.count), sleeping until \(deadlines) \(clock)"
+      let timers = sleepers.count - count
+      let housekeeping = timers == 0 ? "" : "; and \(timers) cache \(timers == 1 ? "timer" : "timers")"
+      if count == 0 { return "none \(clock)\(housekeeping)" }
+      let deadlines = sleepers.filter(\.counts).map(\.deadline).sorted().map(WaitDescription.instant)
+        .joined(separator: ", ")
+      return "\(count), sleeping until \(deadlines) \(clock)\(housekeeping)"
     }
   }
 
@@ -153,7 +170,7 @@ public final class TestClock: Clock, Sendable {
   /// ```swift
   /// #expect(clock.sleeperCount == 0)  // nothing waits any more
   /// ```
-  public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+  public var sleeperCount: Int { state.withLock { $0.count } }
 
   /// Suspends until ``now`` reaches `deadline` (returns at once when it already has). Throws `CancellationError`
   /// at once when the calling task is cancelled, before or during the sleep.
@@ -175,12 +192,14 @@ public final class TestClock: Clock, Sendable {
     }
     guard let id else { return }
     let onWake = WakeAction.current
+    let counts = !HousekeepingSleep.isActive
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
         let (satisfied, wakeNow, cancelled) = state.withLock { state -> ([SleeperWaiter], Bool, Bool) in
           if state.registering.removeValue(forKey: id) == true { return ([], false, true) }
           if deadline <= state.now { return ([], true, false) }
-          state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation, onWake: onWake))
+          state.sleepers.append(
+            Sleeper(id: id, deadline: deadline, continuation: continuation, onWake: onWake, counts: counts))
           return (state.satisfiedWaiters(), false, false)
         }
         // Continuations are resumed outside the lock.
@@ -258,8 +277,34 @@ public final class TestClock: Clock, Sendable {
   ///   - timeLimit: The real time after which the wait fails. Generous by default (30 s), so that a correct test
   ///     does not fail on a busy machine (a sanitizer build, a loaded CI runner).
   public func waitForSleepers(_ count: Int, timeLimit: Duration = .seconds(30)) async throws {
+    try await wait(for: count, timers: false, timeLimit: timeLimit)
+  }
+
+  /// Suspends until at least `count` of the clock's sleeps are a ``LoadCache``'s own timers (its garbage collector,
+  /// which ``waitForSleepers(_:timeLimit:)`` never counts): for a test of garbage collection, before it moves time
+  /// past `gcTime`. Throws ``TimeLimitExceeded`` after `timeLimit` of real time, and `CancellationError` when the
+  /// calling task is cancelled.
+  ///
+  /// ```swift
+  /// let cache = LoadCache(gcTime: .seconds(60), clock: clock)
+  /// cache.set(1, for: key)                  // idle: collected 60 s from now
+  /// try await clock.waitForCacheTimers(1)  // the collector sleeps
+  /// clock.advance(by: .seconds(60))
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - count: The number of a cache's timers to wait for.
+  ///   - timeLimit: The real time after which the wait fails.
+  public func waitForCacheTimers(_ count: Int, timeLimit: Duration = .seconds(30)) async throws {
+    try await wait(for: count, timers: true, timeLimit: timeLimit)
+  }
+
+  /// A cache's own timers sleeping on the clock now (see ``waitForCacheTimers(_:timeLimit:)``).
+  public var cacheTimerCount: Int { state.withLock { $0.timerCount } }
+
+  private func wait(for count: Int, timers: Bool, timeLimit: Duration) async throws {
     let id: UInt64? = state.withLock { state in
-      if state.sleepers.count >= count { return nil }
+      if state.count(timers: timers) >= count { return nil }
       state.nextID &+= 1
       return state.nextID
     }
@@ -268,16 +313,16 @@ public final class TestClock: Clock, Sendable {
       // The one real-time wait: a safety limit, never the way a test learns that something happened.
       try? await Task.sleep(for: timeLimit)
       let seen = self.state.withLock { $0.sleepersDescription }
-      let waited =
-        "waited \(WaitDescription.duration(timeLimit)) for \(count) \(count == 1 ? "task" : "tasks") to sleep"
+      let what = timers ? "cache \(count == 1 ? "timer" : "timers")" : count == 1 ? "task" : "tasks"
+      let waited = "waited \(WaitDescription.duration(timeLimit)) for \(count) \(what) to sleep"
       self.failWaiter(id, with: TimeLimitExceeded(description: "\(waited) on the TestClock; saw \(seen)"))
     }
     defer { limit.cancel() }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
         let ready = state.withLock { state -> Bool in
-          if state.sleepers.count >= count { return true }
-          state.waiters.append(SleeperWaiter(id: id, count: count, continuation: continuation))
+          if state.count(timers: timers) >= count { return true }
+          state.waiters.append(SleeperWaiter(id: id, count: count, timers: timers, continuation: continuation))
           return false
         }
         if ready { continuation.resume() }

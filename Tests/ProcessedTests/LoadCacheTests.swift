@@ -58,7 +58,7 @@ private final class CacheBox: @unchecked Sendable {
       ran = true
       return 7
     }
-    #expect(recorder.values == [.loaded(5), .loaded(5)])
+    #expect(recorder.values == [.loaded(5)])  // it shows the entry's value already: not written again
     #expect(!ran)
   }
 
@@ -263,19 +263,19 @@ private final class CacheBox: @unchecked Sendable {
     let keeper = try await keepCollectorAwake(cache)
     cache.set(1, for: .number(1))
     #expect(cache.count == 2)
-    try await clock.waitForSleepers(1)
+    try await clock.waitForCacheTimers(1)
     clock.advance(by: .seconds(59))
-    try await clock.waitForSleepers(1)
+    try await clock.waitForCacheTimers(1)
     #expect(cache.count == 2)
     clock.advance(by: .seconds(1))
-    try await clock.waitForSleepers(1)  // the collector ran, and sleeps until the keeper's next check
+    try await clock.waitForCacheTimers(1)  // the collector ran, and sleeps until the keeper's next check
     #expect(cache.count == 1)
     #expect(cache.value(for: .number(1)) == nil)
     _ = keeper
   }
 
   /// Binds a state to another key, so that the cache's collector always has a binding check to sleep for: after an
-  /// `advance`, `waitForSleepers(1)` then returns once the collector has run.
+  /// `advance`, `waitForCacheTimers(1)` then returns once the collector has run.
   fileprivate func keepCollectorAwake(_ cache: LoadCache) async throws -> Screen {
     let keeper = Screen()
     await keeper.$number.load(.number(-1), in: cache) { 0 }
@@ -303,10 +303,10 @@ extension LoadCacheTests {
     // The released state is dropped at the latest by the binding check one gcTime after it was bound (sooner when the
     // cache meets its binding first: a state made later at the same address, say); its entry goes one gcTime after.
     for _ in 0..<2 where cache.count != 1 {
-      try await clock.waitForSleepers(1)
+      try await clock.waitForCacheTimers(1)
       clock.advance(by: .seconds(60))
     }
-    try await clock.waitForSleepers(1)
+    try await clock.waitForCacheTimers(1)
     #expect(cache.count == 1)
     #expect(cache.value(for: .number(1)) == nil)
     _ = keeper
@@ -317,10 +317,10 @@ extension LoadCacheTests {
     let screen = Screen()
     await screen.$number.load(.number(1), in: cache) { 1 }
     for _ in 0..<3 {
-      try await clock.waitForSleepers(1)
+      try await clock.waitForCacheTimers(1)
       clock.advance(by: .seconds(60))
     }
-    try await clock.waitForSleepers(1)
+    try await clock.waitForCacheTimers(1)
     #expect(cache.count == 1)
     cache.set(2, for: .number(1))
     #expect(screen.number == .loaded(2))
@@ -436,11 +436,11 @@ extension LoadCacheTests {
   @Test func aCacheReleasedOffTheMainActorStopsItsCollector() async throws {
     let box = CacheBox(LoadCache(gcTime: .seconds(60), clock: clock))
     box.cache?.set(1, for: .number(1))
-    try await clock.waitForSleepers(1)
+    try await clock.waitForCacheTimers(1)
     let collector = box.cache?.store.collector
     await Task.detached { box.cache = nil }.value  // the last reference goes on another thread
     await collector?.value  // cancelled when the store closes (asked for by deinit): the sleep throws
-    #expect(clock.sleeperCount == 0)
+    #expect(clock.cacheTimerCount == 0)
   }
 
 }

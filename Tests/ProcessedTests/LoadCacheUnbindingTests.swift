@@ -113,7 +113,7 @@ private final class IntModel: LoadableSupport {
     model = nil
     #expect(released == nil)
     cache.set(2, for: .item(1))  // finds the owner gone
-    try await clock.waitForSleepers(1)
+    try await clock.waitForCacheTimers(1)
     clock.advance(by: .seconds(10))
     await cache.nextCollection()
     #expect(cache.count == 0)
@@ -128,7 +128,7 @@ private final class IntModel: LoadableSupport {
     screen = nil
     #expect(released == nil)
     cache.set(2, for: .item(1))
-    try await clock.waitForSleepers(1)
+    try await clock.waitForCacheTimers(1)
     clock.advance(by: .seconds(10))
     await cache.nextCollection()
     #expect(cache.count == 0)
@@ -139,12 +139,12 @@ private final class IntModel: LoadableSupport {
     let cache = LoadCache(gcTime: .seconds(10), clock: clock)
     let screen = IntScreen()
     await screen.$number.load(.item(1), in: cache) { 1 }
-    try await clock.waitForSleepers(1)
+    try await clock.waitForCacheTimers(1)
     clock.advance(by: .seconds(60))
     await cache.nextCollection()
     #expect(cache.count == 1)
     screen.$number.reset()  // idle from now
-    try await clock.waitForSleepers(1)
+    try await clock.waitForCacheTimers(1)
     clock.advance(by: .seconds(10))
     await cache.nextCollection()
     #expect(cache.count == 0)

@@ -26,12 +26,17 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// The options of the state's declaration (a wrapper's), for a call given none.
   @usableFromInline var declaredOptions: LoadOptions.Resolved? { nil }
 
+  /// The entry's ``CacheEntry/version`` the state was last written with by the entry while bound to it; `0`: none
+  /// (reset when the state leaves). While it is the entry's version, the state shows the entry's value.
+  @usableFromInline @exclusivity(unchecked) var shownVersion: UInt64 = 0
+
   /// The state's host: the running one, or one made for a write; `nil` once the owner is gone.
   @usableFromInline func host() -> (any StateHost<State>)? { fatalError("abstract") }
 
-  /// Writes `value` at once as the cache (a hit): ends the state's own load, clears its kept error, writes
-  /// `.loaded(value)` through its write path. Written per host type, so the hot path calls no existential.
-  @usableFromInline func showAtOnce(_ value: Value) { fatalError("abstract") }
+  /// Writes `value` (the entry's, at `version`) at once as the cache (a hit): ends the state's own load, clears its
+  /// kept error, writes `.loaded(value)` through its write path — unless the state shows it already (no duplicate
+  /// notification). Written per host type, so the hot path calls no existential.
+  @usableFromInline func showAtOnce(_ value: Value, version: UInt64) { fatalError("abstract") }
 
   /// Starts a load of the state, as the cache (it keeps the state bound), with `options` — `nil`: a plain load, never
   /// the declaration's options (those are the fetch's) — and returns its task and its id on the state's tracker (`0`
@@ -148,7 +153,10 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   final func deliver<Host: StateHost>(_ state: State?, error: (any Error)?, endingWait: Bool, to host: Host)
   where Host.State == State {
     guard endingWait else {
-      if let state { host.store(state) }
+      if let state {
+        host.store(state)
+        if state.isLoaded { shownVersion = entry?.version ?? 0 }
+      }
       return
     }
     // No unbinding hook on these paths (`complete`, `store`): observers that reset or load the state unbind it.
@@ -171,6 +179,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
     if waitingLoad != 0, host.tracker.isCurrent(waitingLoad) {
       if let state {
         host.complete(with: .write(state))
+        if state.isLoaded { shownVersion = entry?.version ?? 0 }
       } else if let error {
         host.complete(with: .write(.error(error)), keepingContent: true)
       }
@@ -178,6 +187,7 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
       if state.isLoaded { host.keepError(nil) }
       host.store(state)
       host.publishActivity()
+      if state.isLoaded { shownVersion = entry?.version ?? 0 }
     } else if let error {
       host.keepError(error)
       host.publishActivity()

@@ -69,6 +69,16 @@ enum CacheBindings {
     if let binding = host.ownCacheBinding, binding.isBound { binding.unbind() }
   }
 
+  /// The storage that keeps `binding` went away (its `deinit`, on any thread): the binding leaves its entry — at once
+  /// on the main thread, where the main actor runs, else at the main actor's next turn.
+  nonisolated static func stateWentAway(_ binding: AnyCacheBinding) {
+    if processed_is_main_thread() {
+      MainActor.assumeIsolated { binding.unbind() }
+    } else {
+      Task { @MainActor in binding.unbind() }
+    }
+  }
+
   /// A key-path state with no running load is cancelled or reset: it leaves its entry.
   @usableFromInline
   static func stateWillChange(_ id: BoundStateID) {

@@ -20,6 +20,9 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// When the value was written, on the cache's clock (an offset from its origin).
   @usableFromInline @exclusivity(unchecked) var writtenAt: Duration = .zero
   @usableFromInline @exclusivity(unchecked) var invalidated = false
+  /// Counts the writes of ``value`` (a fetch, `set`, a mutation's shown value): a bound state written at the current
+  /// version shows the value (see ``CacheBinding/shownVersion``).
+  @usableFromInline @exclusivity(unchecked) var version: UInt64 = 1
   /// Whether the entry has fetched (then a binding call no longer replaces `block`).
   @usableFromInline @exclusivity(unchecked) var hasFetched = false
   /// The bound states, in the order they were bound.
@@ -165,6 +168,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline
   func detach(_ binding: CacheBinding<Value>) {
     binding.entry = nil
+    binding.shownVersion = 0
     binding.releaseWait()
     CacheBindings.remove(binding)
   }
@@ -212,11 +216,17 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     }
   }
 
-  /// Fetches again with the block and options of the last fetch or binding call, when a state is bound.
+  /// Fetches again with the block and options of the last fetch or binding call, when a state is bound — never for a
+  /// state that is gone (a key-path state's owner that went away leaves here).
   @usableFromInline
   override func invalidate() {
     invalidated = true
-    guard !bindings.isEmpty, let block else { return }
+    guard !bindings.isEmpty else { return }
+    dropReleasedBindings()
+    guard !bindings.isEmpty, let block else {
+      noteIfIdle()
+      return
+    }
     fetch(block, options: recipe?.options, priority: nil)
   }
 
@@ -240,6 +250,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @inlinable
   func write(_ newValue: Value) {
     value = newValue
+    version &+= 1
     recipe?.lastError = nil
     writtenAt = clock.now()
     invalidated = false
@@ -250,6 +261,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// its fetch). The value's time stamp stays the last fetch's or `set`'s.
   func show(_ newValue: Value) {
     value = newValue
+    version &+= 1
     deliverToBindings(.loaded(newValue), endingWaits: false)
   }
 

@@ -219,7 +219,9 @@ final class CacheStore: Sendable {
     // queue is empty or the store is closed.
     collector = Task { [self] in
       while let deadline = nextDeadline() {
-        do { try await clock.sleep(deadline) } catch { return }
+        do {
+          try await HousekeepingSleep.$isActive.withValue(true) { try await clock.sleep(deadline) }
+        } catch { return }
         collect()
       }
     }

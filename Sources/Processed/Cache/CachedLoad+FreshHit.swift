@@ -37,7 +37,11 @@ extension CachedLoad {
     // changes only when a kept error is cleared.
     let clearsError = storage.activityRecord?.lastError != nil
     if clearsError { storage.keepError(nil) }
-    storage.store(.loaded(value))
+    // A state that shows the entry's value already (written by the entry, bound since) is not written again.
+    if binding.shownVersion != entry.version {
+      storage.store(.loaded(value))
+      binding.shownVersion = entry.version
+    }
     if clearsError { storage.publishActivity() }
     return true
   }

@@ -172,7 +172,7 @@ enum CachedLoad {
   static func bindNow<Value>(_ call: Call<Value>) -> (CacheEntry<Value>, Bool)? {
     guard let (entry, value, fresh) = bind(call) else { return nil }
     guard let value else { return (entry, call.silently) }
-    call.binding.showAtOnce(value)
+    call.binding.showAtOnce(value, version: entry.version)
     return fresh ? nil : (entry, true)
   }
 

@@ -24,17 +24,22 @@ final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding
 
   override var isAlive: Bool { model != nil }
 
-  override func showAtOnce(_ value: Value) {
+  override func showAtOnce(_ value: Value, version: UInt64) {
     guard let model else { return }
     let host =
       KeyPathHost.running(model, keyPath)
       ?? KeyPathHost(
         model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath), access: KeyPathAccess(keyPath))
+    // A plain property's own writes (`model.x = …`) do not unbind it, so the version alone cannot tell that the state
+    // still shows the entry's value: the state must also compare equal to it (a value that is not `Equatable` is
+    // written again).
+    let shows = shownVersion == version && valuesAreKnownEqual(State.loaded(value), model[keyPath: keyPath])
     CacheBindings.asCache(id) {
       host.keepError(nil)
-      host.overwrite(.loaded(value))
+      if shows { host.cancelLoad(restoring: false) } else { host.overwrite(.loaded(value)) }
       host.publishActivity()
     }
+    shownVersion = version
   }
 
   override func host() -> (any StateHost<State>)? {

@@ -32,13 +32,17 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
 
   override var isAlive: Bool { storage != nil }
 
-  override func showAtOnce(_ value: Value) {
+  override func showAtOnce(_ value: Value, version: UInt64) {
     guard let storage else { return }
+    // Every write of a wrapper's state unbinds it but the entry's own: bound since it was written at `version`, the
+    // state still shows that value.
+    let shows = shownVersion == version
     CacheBindings.asCache(id) {
       storage.keepError(nil)
-      storage.overwrite(.loaded(value))
+      if shows { storage.cancelLoad(restoring: false) } else { storage.overwrite(.loaded(value)) }
       storage.publishActivity()
     }
+    shownVersion = version
   }
 
   override var declaredOptions: LoadOptions.Resolved? { declares ? storage?.declaredOptions : nil }

@@ -8,13 +8,20 @@ func errorsAreEqual(_ lhs: any Error, _ rhs: any Error) -> Bool {
   return isEqual(equatableLHS, to: rhs)
 }
 
-/// Compares an opened `Equatable` value with an error of (expectedly) the same concrete type.
+/// Whether two values are known to be equal: of one `Equatable` type (a conditional conformance counts) and equal by
+/// its `==`. Values of a type that is not `Equatable` are never known to be equal.
+func valuesAreKnownEqual(_ lhs: Any, _ rhs: Any) -> Bool {
+  guard let equatableLHS = lhs as? any Equatable else { return false }
+  return isEqual(equatableLHS, to: rhs)
+}
+
+/// Compares an opened `Equatable` value with a value of (expectedly) the same concrete type.
 ///
 /// - Parameters:
 ///   - lhs: The opened left-hand side.
 ///   - rhs: The right-hand side; it is cast to `LHS`.
 /// - Returns: `lhs == rhs` when `rhs` is an `LHS`, otherwise `false`.
-private func isEqual<LHS: Equatable>(_ lhs: LHS, to rhs: any Error) -> Bool {
+private func isEqual<LHS: Equatable>(_ lhs: LHS, to rhs: Any) -> Bool {
   guard let rhs = rhs as? LHS else { return false }
   return lhs == rhs
 }

@@ -44,6 +44,8 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
     // Forgetting the load also ends the calls that joined it (`.joinRunning`).
     tracker.clear()?.cancel()
     ownSlot?.close()
+    // A state that goes away leaves its cache entry at once: no fetch runs for it, and the entry may be collected.
+    if let cacheBinding { CacheBindings.stateWentAway(cacheBinding) }
   }
 
   /// Always inlined: a write that stays in its caller's function has its exclusive accesses checked at compile

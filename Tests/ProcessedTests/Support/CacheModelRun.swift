@@ -248,11 +248,11 @@ final class CacheModelRun {
     let duration = random.percent(20) ? Self.gcTime : .seconds(random.below(15))
     note("advance by \(duration)")
     do {
-      try await clock.waitForSleepers(1, timeLimit: .seconds(10))
+      try await clock.waitForCacheTimers(1, timeLimit: .seconds(10))
       clock.advance(by: duration)
       model.advance(by: duration)
       // The collector, woken or not, sleeps again (for the keeper's next check) once it has collected.
-      try await clock.waitForSleepers(1, timeLimit: .seconds(10))
+      try await clock.waitForCacheTimers(1, timeLimit: .seconds(10))
     } catch {
       fail("the cache's collector did not sleep again")
     }
