@@ -23,6 +23,11 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Counts the writes of ``value`` (a fetch, `set`, a mutation's shown value): a bound state written at the current
   /// version shows the value (see ``CacheBinding/shownVersion``).
   @usableFromInline @exclusivity(unchecked) var version: UInt64 = 1
+  /// For a paged list (``Pages``): how many pages the value has after the first (its `loadMore`s), what the fetch in
+  /// flight will make it, and how to fetch them again (the last `loadMore`'s ``PageRefill``).
+  @usableFromInline @exclusivity(unchecked) var pagesAfterFirst = 0
+  @usableFromInline @exclusivity(unchecked) var pendingPagesAfterFirst = 0
+  @usableFromInline @exclusivity(unchecked) var pageRefill: PageRefill<Value>?
   /// Whether the entry has fetched (then a binding call no longer replaces `block`).
   @usableFromInline @exclusivity(unchecked) var hasFetched = false
   /// The bound states, in the order they were bound.
@@ -178,13 +183,18 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Starts a fetch (superseding one in flight) with `block` and `options`; every bound state that does not wait yet
   /// gets a load that waits for it (writing no `.loading`: it keeps what it shows) — but `caller`, whose own call
   /// starts its waiting load right after.
+  ///
+  /// `allPages`: a background fetch of a paged list fetches the pages it had loaded too, and writes the list once; a
+  /// user's `refresh` (`false`) fetches the first page alone.
   @inlinable
   func fetch(
     _ block: @escaping @MainActor () async throws -> Value, options: LoadOptions?, priority: TaskPriority?,
-    except caller: CacheBinding<Value>? = nil
+    except caller: CacheBinding<Value>? = nil, allPages: Bool = true
   ) {
     self.block = block
     hasFetched = true
+    pendingPagesAfterFirst = 0
+    let block = allPages && pagesAfterFirst > 0 ? withLoadedPages(block) : block
     if options != nil || recipe?.options != nil { madeRecipe.options = options }
     if var fetchOptions = options {
       // Debounce and overlap act on the calling state, before the call reaches the cache; calm presentation on the
@@ -204,12 +214,26 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     }
   }
 
+  /// `block` (the first page's fetch) followed by the fetches of the pages the list has after its first, when the entry
+  /// knows how to fetch them (a `loadMore` went through it).
+  @usableFromInline
+  func withLoadedPages(
+    _ block: @escaping @MainActor () async throws -> Value
+  ) -> @MainActor () async throws -> Value {
+    guard let more = pageRefill?.more else { return block }
+    let count = pagesAfterFirst
+    pendingPagesAfterFirst = count
+    return { try await more(try await block(), count) }
+  }
+
   /// Fetches the next page for a bound state's `loadMore` (`plan` appends it to the list the state shows), superseding
   /// a fetch in flight. Every bound state waits for it as for a fetch, and a later `loadMore` of any of them joins it.
   /// The last fetch's block stays the one `invalidate` runs: it loads the first page again.
   func fetchPage(
     _ plan: LoadPlan<State>, options: LoadOptions?, priority: TaskPriority?, requestedBy requester: CacheBinding<Value>
   ) {
+    if let refill = plan.pageRefill as? PageRefill<Value> { pageRefill = refill }
+    pendingPagesAfterFirst = pagesAfterFirst + 1
     start(plan, silently: true, options: options, priority: priority)
     for binding in bindings where binding === requester || !binding.isWaiting {
       binding.startWaitingLoad(silently: true, priority: priority, appendingPage: true)
@@ -237,6 +261,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     if store.isMutating(key) { return }
     switch state {
     case .loaded(let newValue):
+      pagesAfterFirst = pendingPagesAfterFirst
       write(newValue)
     case .error(let error):
       madeRecipe.lastError = error

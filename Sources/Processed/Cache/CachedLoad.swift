@@ -205,7 +205,8 @@ enum CachedLoad {
     _ entry: CacheEntry<Value>, _ call: Call<Value>, priority: TaskPriority?, except caller: CacheBinding<Value>? = nil
   ) {
     if call.refreshing || !entry.isFetching {
-      entry.fetch(call.block, options: call.givenOrDeclared, priority: priority, except: caller)
+      entry.fetch(
+        call.block, options: call.givenOrDeclared, priority: priority, except: caller, allPages: !call.refreshing)
     }
   }
 }

@@ -32,6 +32,8 @@ struct LoadPlan<State: ManagedState>: ShapedPlan {
   @usableFromInline var keepsContent = false
   /// A `loadMore`: a later `loadMore` joins it, and `.joinRunning` does not (see ``PageLoad``).
   @usableFromInline var appendsPage = false
+  /// A `loadMore`'s ``PageRefill``: how a cache entry that holds the list fetches its pages again.
+  @usableFromInline var pageRefill: AnyObject?
 
   @inlinable
   init(startState: State, work: Work) {

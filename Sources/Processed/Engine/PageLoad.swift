@@ -34,6 +34,7 @@ enum PageLoad {
       return Pages(items: items + page.items, nextCursor: page.nextCursor)
     })
     plan.appendsPage = true
+    plan.pageRefill = PageRefill(block)
     return plan
   }
 
