@@ -136,6 +136,42 @@ public final class StateRecorder<State: Sendable> {
       check: { $0.count >= count ? .met : .waiting })
   }
 
+  /// Suspends until a recorded value satisfies `predicate` (at any point since the recorder was made; at once when
+  /// one already does). Throws ``TimeLimitExceeded`` — saying every value recorded — when none has after `timeLimit`
+  /// of real time, and `CancellationError` when the calling task is cancelled.
+  ///
+  /// ```swift
+  /// try await recorder.wait(until: { $0.data?.count == 3 })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - predicate: Whether a recorded value is the one the test waits for.
+  ///   - timeLimit: The real time after which the wait fails (30 s unless given).
+  public func wait(until predicate: @escaping (State) -> Bool, timeLimit: Duration = .seconds(30)) async throws {
+    try await wait(
+      expecting: "a change that meets the condition", timeLimit: timeLimit,
+      seen: { "recorded \(WaitDescription.values($0, as: "change"))" },
+      check: { $0.contains(where: predicate) ? .met : .waiting })
+  }
+
+  /// Suspends until `predicate` holds for the whole history recorded (checked now, and after each change). Throws
+  /// ``TimeLimitExceeded`` — saying every value recorded — when it has not held after `timeLimit` of real time, and
+  /// `CancellationError` when the calling task is cancelled.
+  ///
+  /// ```swift
+  /// try await recorder.wait(until: { $0.count == 2 && $0.last?.isLoaded == true })
+  /// ```
+  ///
+  /// - Parameters:
+  ///   - predicate: Whether the values recorded so far, in order, are what the test waits for.
+  ///   - timeLimit: The real time after which the wait fails (30 s unless given).
+  public func wait(until predicate: @escaping ([State]) -> Bool, timeLimit: Duration = .seconds(30)) async throws {
+    try await wait(
+      expecting: "a history that meets the condition", timeLimit: timeLimit,
+      seen: { "recorded \(WaitDescription.values($0, as: "change"))" },
+      check: { predicate($0) ? .met : .waiting })
+  }
+
   /// Suspends until `state` has been recorded (at any point since the recorder was made; at once when it already
   /// was). Throws ``TimeLimitExceeded`` — saying every state recorded — when that has not happened after `timeLimit` of
   /// real time, and `CancellationError` when the calling task is cancelled.

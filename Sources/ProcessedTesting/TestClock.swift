@@ -299,6 +299,9 @@ public final class TestClock: Clock, Sendable {
     try await wait(for: count, timers: true, timeLimit: timeLimit)
   }
 
+  /// The sleepers now, for a failure message: "1, sleeping until +5s (now +2s)".
+  var sleepersNow: String { state.withLock { $0.sleepersDescription } }
+
   /// A cache's own timers sleeping on the clock now (see ``waitForCacheTimers(_:timeLimit:)``).
   public var cacheTimerCount: Int { state.withLock { $0.timerCount } }
 
