@@ -86,6 +86,76 @@ private final class CommentsScreen {
 }
 
 @MainActor
+private final class Outbox {
+  private(set) var failed: [Comment] = []
+  private let cache: LoadCache
+  private let upload: @MainActor (Comment) async throws -> Void
+
+  init(cache: LoadCache, upload: @escaping @MainActor (Comment) async throws -> Void) {
+    self.cache = cache
+    self.upload = upload
+  }
+
+  @discardableResult
+  func post(_ draft: Comment, on post: Int) -> Task<Void, Never> {
+    Task {
+      do {
+        try await cache.mutate(.comments(post), optimistic: { $0.append(draft) }) {
+          try await self.upload(draft)
+        }
+      } catch {
+        failed.append(draft)
+      }
+    }
+  }
+}
+
+private struct Post: Equatable, Sendable, Identifiable {
+  let id: Int
+  var likes: Int
+}
+
+extension CacheKey where Value == [Post] {
+  fileprivate static var posts: Self { CacheKey("posts") }
+}
+
+extension CacheKey where Value == Post {
+  fileprivate static func post(_ id: Int) -> Self { CacheKey("post", id) }
+}
+
+@MainActor
+private func like(_ id: Int, in cache: LoadCache, send: @MainActor (Int) async throws -> Void) async throws {
+  try await cache.mutate(
+    .posts,
+    optimistic: { posts in
+      if let index = posts.firstIndex(where: { $0.id == id }) { posts[index].likes += 1 }
+    }
+  ) {
+    try await cache.mutate(.post(id), optimistic: { $0.likes += 1 }) {
+      try await send(id)
+    }
+  }
+}
+
+@MainActor
+private func openPost(
+  _ id: Int, on screen: PostScreen, cache: LoadCache, fetch: @escaping @MainActor (Int) async throws -> Post
+)
+  async
+{
+  if cache.value(for: .post(id)) == nil, let summary = cache.value(for: .posts)?.first(where: { $0.id == id }) {
+    cache.set(summary, for: .post(id))
+    cache.invalidate(.post(id))  // stale: the load below fetches in the background
+  }
+  await screen.$post.load(.post(id), in: cache) { try await fetch(id) }
+}
+
+@MainActor
+private final class PostScreen {
+  @Loadable var post: LoadableState<Post>
+}
+
+@MainActor
 @Suite struct SharingArticleTests {
   let clock = TestClock()
 
@@ -273,4 +343,95 @@ private final class CommentsScreen {
     try await refetched.wait(forCount: 2)  // taken back, then the invalidation's fetch
     #expect(screen.comments == .loaded([Comment(text: "first")]))
   }
+
+  /// "Optimistic updates", the warning: with `$send.run`, a second comment supersedes the first, whose upload is
+  /// cancelled and whose draft is taken back — the trap the article names.
+  @Test func aSecondRunCancelsTheFirstCommentsUpload() async throws {
+    let cache = LoadCache(clock: clock)
+    let screen = CommentsScreen()
+    await screen.$comments.load(.comments(1), in: cache) { [] }
+    var uploaded: [String] = []
+    let gate = Gate()
+    let composer = CommentComposer(cache: cache) { draft in
+      await gate.wait()
+      try Task.checkCancellation()
+      uploaded.append(draft.text)
+    }
+    composer.post(Comment(text: "one"), on: 1)
+    await gate.untilWaiting(1)
+    composer.post(Comment(text: "two"), on: 1)
+    await gate.untilWaiting(2)
+    gate.open()
+    try await StateRecorder(composer.$send).wait(until: { $0.last?.hasFinished == true })
+    #expect(uploaded == ["two"])  // "one" was lost
+  }
+
+  /// "Optimistic updates": the outbox gives each comment its own task; the second finishing first returns at once,
+  /// and both reach the server.
+  @Test func theOutboxKeepsBothComments() async throws {
+    let cache = LoadCache(clock: clock)
+    let screen = CommentsScreen()
+    await screen.$comments.load(.comments(1), in: cache) { [] }
+    let (first, second) = (Gate(), Gate())
+    var uploaded: [String] = []
+    let outbox = Outbox(cache: cache) { draft in
+      await (draft.text == "one" ? first : second).wait()
+      uploaded.append(draft.text)
+    }
+    let one = outbox.post(Comment(text: "one"), on: 1)
+    let two = outbox.post(Comment(text: "two"), on: 1)
+    await first.untilWaiting(1)
+    await second.untilWaiting(1)
+    #expect(screen.comments == .loaded([Comment(text: "one"), Comment(text: "two")]))
+    second.open()
+    try await two.value(timeLimit: .seconds(30))  // returns while "one" still uploads
+    #expect(screen.comments == .loaded([Comment(text: "one"), Comment(text: "two")]))  // both still shown
+    first.open()
+    try await one.value(timeLimit: .seconds(30))
+    #expect(uploaded == ["two", "one"])
+    #expect(outbox.failed.isEmpty)
+  }
+
+  /// "One change, two keys": both show the like at once; a failed request takes it back from both; a success
+  /// invalidates both.
+  @Test func aLikeReachesTheListAndTheDetail() async throws {
+    let cache = LoadCache(staleTime: .seconds(60), clock: clock)
+    let list = ListScreen()
+    let detail = PostScreen()
+    var server = Post(id: 7, likes: 0)
+    await list.$posts.load(.posts, in: cache) { [server] }
+    await detail.$post.load(.post(7), in: cache) { server }
+    struct Rejected: Error {}
+    await #expect(throws: Rejected.self) {
+      try await like(7, in: cache) { _ in
+        #expect(list.posts.data?.first?.likes == 1)
+        #expect(detail.post.data?.likes == 1)
+        throw Rejected()
+      }
+    }
+    #expect(list.posts.data?.first?.likes == 0)
+    #expect(detail.post.data?.likes == 0)
+    let listHistory = StateRecorder(list.$posts)
+    let detailHistory = StateRecorder(detail.$post)
+    try await like(7, in: cache) { _ in server.likes = 1 }
+    try await listHistory.wait(until: { $0.last == .loaded([Post(id: 7, likes: 1)]) && $0.count == 2 })
+    try await detailHistory.wait(until: { $0.last == .loaded(Post(id: 7, likes: 1)) && $0.count == 2 })
+    // Shown at once (one write each), then the invalidations' fetches (the server's answer).
+    #expect(listHistory.values == [.loaded([Post(id: 7, likes: 1)]), .loaded([Post(id: 7, likes: 1)])])
+  }
+
+  /// "Showing a detail from the list at once": the seeded value shows with no `.loading`, then the fetch's.
+  @Test func aDetailOpensWithTheListsValue() async throws {
+    let cache = LoadCache(staleTime: .seconds(60), clock: clock)
+    cache.set([Post(id: 3, likes: 5)], for: .posts)
+    let screen = PostScreen()
+    let history = StateRecorder(screen.$post)
+    await openPost(3, on: screen, cache: cache) { id in Post(id: id, likes: 6) }
+    #expect(history.values == [.loaded(Post(id: 3, likes: 5)), .loaded(Post(id: 3, likes: 6))])
+  }
+}
+
+@MainActor
+private final class ListScreen {
+  @Loadable var posts: LoadableState<[Post]>
 }
