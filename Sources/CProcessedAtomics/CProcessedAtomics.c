@@ -9,17 +9,6 @@ processed_keypath_write_state processed_keypath_writes;
 // The number of states bound to a cache entry (main actor only).
 processed_cache_state processed_cache;
 
-#if defined(__APPLE__)
-bool processed_is_main_thread(void) { return pthread_main_np() != 0; }
-#elif defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-// The main thread's id is the process id.
-bool processed_is_main_thread(void) { return syscall(SYS_gettid) == getpid(); }
-#else
-bool processed_is_main_thread(void) { return false; }
-#endif
-
 #if PROCESSED_FUTEX_LOCK
 #include <linux/futex.h>
 #include <sys/syscall.h>

@@ -90,7 +90,9 @@ import Testing
     }
 
     /// The face's own observer (`model.observe` for a bare key path).
-    @MainActor func observe(_ model: Model, _ onChange: @escaping @MainActor (LoadableState<Feed>) -> Void) -> ObservationToken {
+    @MainActor func observe(_ model: Model, _ onChange: @escaping @MainActor (LoadableState<Feed>) -> Void)
+      -> ObservationToken
+    {
       if let controller = controller(model) { return controller.observe(onChange) }
       return model.observe(keyPath, onChange)
     }

@@ -273,8 +273,4 @@ static inline uint32_t processed_cache_bound_states(void) { return processed_cac
 
 static inline void processed_cache_set_bound_states(uint32_t count) { processed_cache.bound_states = count; }
 
-/// Whether the calling thread is the process's main thread — where the main actor runs — so that a `deinit`, which
-/// may run on any thread, can do main-actor work at once when it runs there.
-bool processed_is_main_thread(void);
-
 #endif

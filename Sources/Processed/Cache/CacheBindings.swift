@@ -70,9 +70,9 @@ enum CacheBindings {
   }
 
   /// The storage that keeps `binding` went away (its `deinit`, on any thread): the binding leaves its entry — at once
-  /// on the main thread, where the main actor runs, else at the main actor's next turn.
+  /// on the main actor, else at the main actor's next turn.
   nonisolated static func stateWentAway(_ binding: AnyCacheBinding) {
-    if processed_is_main_thread() {
+    if MainQueue.isCurrent {
       MainActor.assumeIsolated { binding.unbind() }
     } else {
       Task { @MainActor in binding.unbind() }

@@ -295,12 +295,18 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     // The states as they were bound when the write began (observers may unbind some meanwhile), read by index: the
     // cache's code runs unspecialized, and an iterator over `[CacheBinding<Value>]` looks its type up at run time.
     let bound = bindings
+    var releasedAny = false
     for index in bound.indices {
       let binding = bound[index]
       // An observer of an earlier state may have unbound this one (reset it, loaded it): it is not written.
       guard binding.entry === self else { continue }
-      if !binding.deliver(state, error: error, endingWait: endingWaits) { remove(binding) }
+      if !binding.deliver(state, error: error, endingWait: endingWaits) {
+        remove(binding)
+        releasedAny = true
+      }
     }
+    // A state whose owner went away left: the entry may be idle from now.
+    if releasedAny { noteIfIdle() }
   }
 
   /// The fetch's block threw `ResetLoadable`: the fetch ends, the entry keeps what it holds, and each state that waited

@@ -30,10 +30,10 @@ final class KeyPathCacheBinding<Model: AnyObject, Value: Sendable>: CacheBinding
       KeyPathHost.running(model, keyPath)
       ?? KeyPathHost(
         model: model, keyPath: keyPath, key: KeyPathHostKey(model, keyPath), access: KeyPathAccess(keyPath))
-    // A plain property's own writes (`model.x = …`) do not unbind it, so the version alone cannot tell that the state
-    // still shows the entry's value: the state must also compare equal to it (a value that is not `Equatable` is
-    // written again).
-    let shows = shownVersion == version && valuesAreKnownEqual(State.loaded(value), model[keyPath: keyPath])
+    // A plain property's own writes (`model.x = …`) do not unbind it, so no version can tell that the state still
+    // shows the entry's value: it shows it when it compares equal to it (a value that is not `Equatable` is written
+    // again).
+    let shows = valuesAreKnownEqual(State.loaded(value), model[keyPath: keyPath])
     CacheBindings.asCache(id) {
       host.keepError(nil)
       if shows { host.cancelLoad(restoring: false) } else { host.overwrite(.loaded(value)) }

@@ -35,8 +35,8 @@ final class StorageCacheBinding<Value: Sendable>: CacheBinding<Value> {
   override func showAtOnce(_ value: Value, version: UInt64) {
     guard let storage else { return }
     // Every write of a wrapper's state unbinds it but the entry's own: bound since it was written at `version`, the
-    // state still shows that value.
-    let shows = shownVersion == version
+    // state still shows that value. A state that was not, but shows an equal value, shows it too.
+    let shows = shownVersion == version || valuesAreKnownEqual(State.loaded(value), storage.currentState)
     CacheBindings.asCache(id) {
       storage.keepError(nil)
       if shows { storage.cancelLoad(restoring: false) } else { storage.overwrite(.loaded(value)) }
