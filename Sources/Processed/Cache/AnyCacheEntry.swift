@@ -22,4 +22,8 @@ class AnyCacheEntry {
   func dropReleasedBindings() { fatalError("abstract") }
   /// The entry leaves its cache: its fetch stops without writing, its states are unbound and keep what they show.
   func drop() { fatalError("abstract") }
+  /// Focus or the network returned (see ``CacheEntry/revalidate(now:throttle:focusReturned:)``).
+  func revalidate(now: Duration, throttle: Duration, focusReturned: Bool) { fatalError("abstract") }
+  /// Focus went: polling that does not go on in the background stops.
+  func focusLost() { fatalError("abstract") }
 }

@@ -29,6 +29,9 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
   /// The entry's ``CacheEntry/version`` the state was last written with by the entry while bound to it; `0`: none
   /// (reset when the state leaves). While it is the entry's version, the state shows the entry's value.
   @usableFromInline @exclusivity(unchecked) var shownVersion: UInt64 = 0
+  /// The polling the state's binding call asked for (`LoadOptions.refetchInterval`, `refetchInBackground`).
+  @usableFromInline @exclusivity(unchecked) var refetchInterval: Duration?
+  @usableFromInline @exclusivity(unchecked) var refetchInBackground = false
 
   /// The state's host: the running one, or one made for a write; `nil` once the owner is gone.
   @usableFromInline func host() -> (any StateHost<State>)? { fatalError("abstract") }

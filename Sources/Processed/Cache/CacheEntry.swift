@@ -28,6 +28,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline @exclusivity(unchecked) var pagesAfterFirst = 0
   @usableFromInline @exclusivity(unchecked) var pendingPagesAfterFirst = 0
   @usableFromInline @exclusivity(unchecked) var pageRefill: PageRefill<Value>?
+  /// Revalidation and polling (see `CacheEntry+Revalidation.swift`); `nil` until needed.
+  @usableFromInline @exclusivity(unchecked) var revalidation: EntryRevalidation?
   /// Whether the entry has fetched (then a binding call no longer replaces `block`).
   @usableFromInline @exclusivity(unchecked) var hasFetched = false
   /// The bound states, in the order they were bound.
@@ -114,7 +116,10 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @inlinable
   func bind(_ binding: CacheBinding<Value>, _ call: CachedLoad.Call<Value>) {
     binding.entry = self
-    if bindings.isEmpty { store.scheduleBindingCheck(self) }
+    if bindings.isEmpty {
+      store.scheduleBindingCheck(self)
+      store.boundEntries[ObjectIdentifier(self)] = self
+    }
     bindings.append(binding)
     CacheBindings.add(binding)
     idleStamp = 0
@@ -124,7 +129,9 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Records a binding call's block and options for `invalidate`, until the entry has fetched.
   @inlinable
   func record(_ call: CachedLoad.Call<Value>) {
-    record(call.block, options: call.givenOrDeclared)
+    let options = call.givenOrDeclared
+    record(call.block, options: options)
+    if options?.refetchInterval != nil || call.binding.refetchInterval != nil { notePolling(of: call.binding, options) }
   }
 
   /// ``record(_:)`` of a call's block and options (`nil`: `.default`).
@@ -166,6 +173,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func remove(_ binding: CacheBinding<Value>) {
     if let index = bindings.firstIndex(where: { $0 === binding }) { bindings.remove(at: index) }
     detach(binding)
+    if bindings.isEmpty { store.boundEntries[ObjectIdentifier(self)] = nil }
+    if binding.refetchInterval != nil { updatePolling() }
   }
 
   /// Unbinds `binding`, no longer in ``bindings``: it forgets the entry, its wait is released, it leaves
@@ -174,6 +183,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func detach(_ binding: CacheBinding<Value>) {
     binding.entry = nil
     binding.shownVersion = 0
+    binding.refetchInterval = nil
     binding.releaseWait()
     CacheBindings.remove(binding)
   }
@@ -193,6 +203,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   ) {
     self.block = block
     hasFetched = true
+    revalidation?.stopPolling()
     pendingPagesAfterFirst = 0
     let block = allPages && pagesAfterFirst > 0 ? withLoadedPages(block) : block
     if options != nil || recipe?.options != nil { madeRecipe.options = options }
@@ -233,6 +244,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     _ plan: LoadPlan<State>, options: LoadOptions?, priority: TaskPriority?, requestedBy requester: CacheBinding<Value>
   ) {
     if let refill = plan.pageRefill as? PageRefill<Value> { pageRefill = refill }
+    revalidation?.stopPolling()
     pendingPagesAfterFirst = pagesAfterFirst + 1
     start(plan, silently: true, options: options, priority: priority)
     for binding in bindings where binding === requester || !binding.isWaiting {
@@ -325,11 +337,20 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func loadDidEnd() {
     let bound = bindings
     for index in bound.indices { bound[index].waitSignal?.signal(true) }
+    noteFetchEnd()
     noteIfIdle()
   }
 
   override func drop() {
     dropEntry()
+  }
+
+  override func revalidate(now: Duration, throttle: Duration, focusReturned: Bool) {
+    revalidateEntry(now: now, throttle: throttle, focusReturned: focusReturned)
+  }
+
+  override func focusLost() {
+    updatePolling()
   }
 
   /// ``drop()``, specialized where the value type is known (`LoadCache.remove`).
@@ -338,5 +359,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     cancelLoad()
     // Taken from the end, one by one: no copy of the list, no new list to make.
     while let binding = bindings.popLast() { detach(binding) }
+    store.boundEntries[ObjectIdentifier(self)] = nil
+    revalidation?.stopPolling()
   }
 }

@@ -9,6 +9,16 @@
 final class CacheStore: Sendable {
   /// How long an entry with no bound state and no fetch is kept.
   let gcTime: Duration
+  /// The cache's stale time (a call's `LoadOptions.staleTime` may say otherwise).
+  let staleTime: Duration
+  /// At most one focus or network refetch per entry in this window.
+  let revalidationThrottle: Duration
+  /// Whether the app is focused and online, as it told the cache (any thread; see ``LoadCache/setFocused(_:)``).
+  let environment = LockedBox(CacheEnvironment())
+  /// What the main actor last acted on: a change of ``environment`` is a return when it goes from `false` to `true`.
+  @usableFromInline @MainActor @exclusivity(unchecked) var applied = CacheEnvironment()
+  /// The entries with a bound state, by identity: what focus and the network revalidate (O(bound entries)).
+  @usableFromInline @MainActor @exclusivity(unchecked) var boundEntries: [ObjectIdentifier: AnyCacheEntry] = [:]
   @usableFromInline let clock: CacheClock
 
   // The tables are main-actor only and each access is short (none spans a call out): `@exclusivity(unchecked)`
@@ -32,8 +42,10 @@ final class CacheStore: Sendable {
   /// Resumed after the collector's next pass (see ``nextCollection()``).
   @MainActor @exclusivity(unchecked) var collectionWaiters: [CheckedContinuation<Void, Never>] = []
 
-  init(gcTime: Duration, clock: CacheClock) {
+  init(staleTime: Duration, gcTime: Duration, revalidationThrottle: Duration, clock: CacheClock) {
+    self.staleTime = staleTime
     self.gcTime = gcTime
+    self.revalidationThrottle = revalidationThrottle
     self.clock = clock
   }
 

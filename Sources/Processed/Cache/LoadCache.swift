@@ -46,13 +46,17 @@ public final class LoadCache: Sendable {
   ///   - staleTime: How long a written value stays fresh. Default: zero — every load of a key fetches again in
   ///     the background, showing the value it has meanwhile (as TanStack Query).
   ///   - gcTime: How long an entry that no state is bound to, and that is not fetching, is kept. Default: 5 minutes.
-  ///   - clock: The clock staleness and garbage collection are measured on.
+  ///   - revalidationThrottle: At most one refetch per entry in this window when focus or the network returns
+  ///     (``setFocused(_:)``, ``setOnline(_:)``). Default: 5 seconds.
+  ///   - clock: The clock staleness, garbage collection, the throttle and polling are measured on.
   public init(
-    staleTime: Duration = .zero, gcTime: Duration = .seconds(300), clock: any Clock<Duration> = ContinuousClock()
+    staleTime: Duration = .zero, gcTime: Duration = .seconds(300), revalidationThrottle: Duration = .seconds(5),
+    clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.staleTime = staleTime
     self.clock = CacheClock(clock)
-    store = CacheStore(gcTime: gcTime, clock: self.clock)
+    store = CacheStore(
+      staleTime: staleTime, gcTime: gcTime, revalidationThrottle: revalidationThrottle, clock: self.clock)
   }
 
   /// A cache may go on any thread: its store is closed on the main actor (its entries removed as by `removeAll()`,

@@ -48,6 +48,12 @@ public struct LoadOptions: Sendable {
   public var minimumLoadingTime: Duration?
   /// What a cancelled load leaves on screen. Default: ``CancellationBehavior/keepState``.
   public var cancellation: CancellationBehavior
+  /// For a load of a ``CacheKey``: while a state is bound to the entry and the cache is focused, the entry fetches
+  /// again every interval on the cache's clock, counted from the end of its last fetch (staleness aside). `nil` (the
+  /// default): no polling. See <doc:Revalidating>.
+  public var refetchInterval: Duration?
+  /// Whether ``refetchInterval`` polls also while the cache is not focused. Default: `false`.
+  public var refetchInBackground: Bool
   /// The clock every wait of the load sleeps on: interrupts, the timeout, retry delays, debounce, the loading delay
   /// and the minimum loading time. Default:
   /// `ContinuousClock()`.
@@ -69,12 +75,15 @@ public struct LoadOptions: Sendable {
   ///   - loadingDelay: How long a load may run before its start state is written.
   ///   - minimumLoadingTime: How long a start state on screen stays before the result replaces it.
   ///   - cancellation: What a cancelled load leaves on screen.
+  ///   - refetchInterval: For a cached load: how often its entry fetches again while a state is bound to it.
+  ///   - refetchInBackground: Whether that polling goes on while the cache is not focused.
   ///   - clock: The clock every wait sleeps on.
   public init(
     retry: RetryPolicy = .never, timeout: Duration? = nil, debounce: Debounce? = nil,
     overlap: OverlapPolicy = .cancelRunning, limiter: LoadLimiter? = nil, staleTime: Duration? = nil,
     loadingDelay: Duration? = nil, minimumLoadingTime: Duration? = nil,
-    cancellation: CancellationBehavior = .keepState, clock: any Clock<Duration> = ContinuousClock()
+    cancellation: CancellationBehavior = .keepState, refetchInterval: Duration? = nil,
+    refetchInBackground: Bool = false, clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.retry = retry
     self.timeout = timeout
@@ -85,6 +94,8 @@ public struct LoadOptions: Sendable {
     self.loadingDelay = loadingDelay
     self.minimumLoadingTime = minimumLoadingTime
     self.cancellation = cancellation
+    self.refetchInterval = refetchInterval
+    self.refetchInBackground = refetchInBackground
     self.clock = clock
   }
 
