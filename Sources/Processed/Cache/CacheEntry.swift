@@ -28,6 +28,10 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline @exclusivity(unchecked) var pagesAfterFirst = 0
   @usableFromInline @exclusivity(unchecked) var pendingPagesAfterFirst = 0
   @usableFromInline @exclusivity(unchecked) var pageRefill: PageRefill<Value>?
+  /// The callers of `value(for:options:fetch:)` waiting for the fetch in flight; `nil` when none waits.
+  @usableFromInline @exclusivity(unchecked) var callers: CallerFetch<Value>?
+  /// Whether the fetch in flight was started by those callers (its block answers them when the entry leaves).
+  @usableFromInline @exclusivity(unchecked) var ownsFetch = false
   /// Revalidation and polling (see `CacheEntry+Revalidation.swift`); `nil` until needed.
   @usableFromInline @exclusivity(unchecked) var revalidation: EntryRevalidation?
   /// Whether the entry has fetched (then a binding call no longer replaces `block`).
@@ -244,6 +248,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     _ plan: LoadPlan<State>, options: LoadOptions?, priority: TaskPriority?, requestedBy requester: CacheBinding<Value>
   ) {
     if let refill = plan.pageRefill as? PageRefill<Value> { pageRefill = refill }
+    ownsFetch = false
     revalidation?.stopPolling()
     pendingPagesAfterFirst = pagesAfterFirst + 1
     start(plan, silently: true, options: options, priority: priority)
@@ -257,9 +262,11 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline
   override func invalidate() {
     invalidated = true
-    guard !bindings.isEmpty else { return }
+    // Callers waiting in `value(for:fetch:)` count as bound: their fetch starts again.
+    let callersWait = callers?.hasWaiters == true
+    guard !bindings.isEmpty || callersWait else { return }
     dropReleasedBindings()
-    guard !bindings.isEmpty, let block else {
+    guard !bindings.isEmpty || callersWait, let block else {
       noteIfIdle()
       return
     }
@@ -269,8 +276,15 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// The fetch's outcome (the engine writes it after ending the fetch): to the entry, then to each bound state.
   @inlinable
   func store(_ state: State) {
-    // A fetch that ends while a mutation of the key runs is dropped: its answer may predate the mutation.
-    if store.isMutating(key) { return }
+    // A fetch that ends while a mutation of the key runs is dropped: its answer may predate the mutation. Its
+    // callers end with it all the same.
+    if store.isMutating(key) {
+      if callers != nil {
+        if case .loaded(let answer) = state { endCallers(.success(answer)) }
+        noteIfIdle()
+      }
+      return
+    }
     switch state {
     case .loaded(let newValue):
       pagesAfterFirst = pendingPagesAfterFirst
@@ -278,6 +292,10 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     case .error(let error):
       madeRecipe.lastError = error
       deliverToBindings(value == nil ? .error(error) : nil, error: error)
+      if callers != nil {
+        endCallers(.failure(error))
+        noteIfIdle(written: true)
+      }
     case .loading, .absent:
       break
     }
@@ -292,6 +310,10 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     writtenAt = clock.now()
     invalidated = false
     deliverToBindings(.loaded(newValue))
+    if callers != nil {
+      endCallers(.success(newValue))
+      noteIfIdle(written: true)
+    }
   }
 
   /// Shows a mutation's value: to the entry and every bound state, as plain writes (a waiting load goes on waiting for
@@ -338,7 +360,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     let bound = bindings
     for index in bound.indices { bound[index].waitSignal?.signal(true) }
     noteFetchEnd()
-    noteIfIdle()
+    // With callers of `value(for:fetch:)` waiting, the outcome written next decides what is kept (see `store`).
+    if callers == nil { noteIfIdle() }
   }
 
   override func drop() {
@@ -356,7 +379,13 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// ``drop()``, specialized where the value type is known (`LoadCache.remove`).
   @inlinable
   final func dropEntry() {
-    cancelLoad()
+    if callers != nil, isFetching {
+      // Callers wait for the fetch: it runs on for them, answers them, and writes nothing here.
+      detachCallers()
+    } else {
+      cancelLoad()
+    }
+    callers = nil
     // Taken from the end, one by one: no copy of the list, no new list to make.
     while let binding = bindings.popLast() { detach(binding) }
     store.boundEntries[ObjectIdentifier(self)] = nil

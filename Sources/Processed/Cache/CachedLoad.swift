@@ -205,6 +205,7 @@ enum CachedLoad {
     _ entry: CacheEntry<Value>, _ call: Call<Value>, priority: TaskPriority?, except caller: CacheBinding<Value>? = nil
   ) {
     if call.refreshing || !entry.isFetching {
+      entry.ownsFetch = false
       entry.fetch(
         call.block, options: call.givenOrDeclared, priority: priority, except: caller, allPages: !call.refreshing)
     }

@@ -1,0 +1,35 @@
+extension LoadCache {
+  /// The value of `key`, fetched once however many callers ask at the same time: for services, servers and tools that
+  /// want a value, not a state. Callable from any isolation.
+  ///
+  /// - **Fresh** (written less than `staleTime` ago, not invalidated): returns the value; nothing runs.
+  /// - **Stale**: returns the value and refreshes the entry in the background (a refresh in flight is joined).
+  /// - **Miss**: starts the entry's fetch, or joins the one in flight — started by another caller or by a screen — and
+  ///   returns its value or throws its error. An error is not kept as a value: the next call fetches again.
+  ///
+  /// ```swift
+  /// func user(_ id: Int) async throws -> User {
+  ///   try await cache.value(for: .user(id)) { try await database.user(id) }
+  /// }
+  /// ```
+  ///
+  /// Cancelling one caller ends that caller at once with `CancellationError`; the fetch is cancelled only when no
+  /// caller and no bound state waits for it any more. Latest wins at the entry as for every fetch: a caller whose fetch
+  /// is overtaken returns what overtook it — the value of a ``set(_:for:)``, the answer of the fetch an
+  /// ``invalidate(_:)`` restarted (waiting callers count as bound for it); after ``remove(_:)`` or ``removeAll()``,
+  /// its own fetch's answer, which is not stored. The fetch runs with the options of the call that started it.
+  ///
+  /// > Note: The cache's entries live on the main actor: a call from elsewhere hops there to read them (the fetch
+  /// > itself runs where `fetch` runs).
+  ///
+  /// - Parameters:
+  ///   - key: The entry's key.
+  ///   - options: The fetch's options (retry, timeout, limiter, clock) and `staleTime`; `nil`: `.default`.
+  ///   - fetch: Fetches the value, or throws.
+  /// - Returns: The entry's value.
+  public func value<V>(
+    for key: CacheKey<V>, options: LoadOptions? = nil, fetch: @escaping @Sendable () async throws -> V
+  ) async throws -> V {
+    try await store.value(for: key, options: options, fetch: fetch)
+  }
+}

@@ -1,0 +1,209 @@
+import ProcessedTesting
+import Testing
+
+@testable import Processed
+
+/// `LoadCache.value(for:options:fetch:)`: a value without a state, from any isolation (spec, "Every face on any
+/// actor": "A value without a state").
+@MainActor
+@Suite struct CachedValueTests {
+  /// Counts fetches per key, from any thread; each fetch may wait at an `ActorGate`.
+  final class Backend: Sendable {
+    private let counts = LockedBox([String: Int]())
+    let gate: ActorGate?
+
+    init(gate: ActorGate? = nil) { self.gate = gate }
+
+    func fetch(_ name: String) async throws -> Int {
+      let count = counts.withLock { counts -> Int in
+        counts[name, default: 0] += 1
+        return counts[name]!
+      }
+      if let gate { await gate.wait() }
+      try Task.checkCancellation()
+      return count
+    }
+
+    func fetches(_ name: String) -> Int { counts.withLock { $0[name, default: 0] } }
+  }
+
+  struct Failure: Error, Equatable {}
+
+  @Test func manyConcurrentCallersRunOneFetchPerKey() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    let backend = Backend()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for task in 0..<64 {
+        group.addTask {
+          for call in 0..<1_000 {
+            let key = (task + call) % 16
+            let value = try await cache.value(for: CacheKey<Int>("user", key)) { try await backend.fetch("\(key)") }
+            #expect(value == 1)
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    for key in 0..<16 { #expect(backend.fetches("\(key)") == 1) }
+  }
+
+  @Test func freshReturnsWithoutFetchingAndStaleRefreshesInTheBackground() async throws {
+    let clock = TestClock()
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    let backend = Backend()
+    let key = CacheKey<Int>("a")
+    #expect(try await cache.value(for: key) { try await backend.fetch("a") } == 1)
+    #expect(try await cache.value(for: key) { try await backend.fetch("a") } == 1)
+    #expect(backend.fetches("a") == 1)
+    clock.advance(by: .seconds(10))
+    #expect(try await cache.value(for: key) { try await backend.fetch("a") } == 1)  // stale: at once
+    #expect(try await cache.value(for: key) { try await backend.fetch("a") } <= 2)  // joins the refresh
+    try await until { cache.value(for: key) == 2 }
+    #expect(backend.fetches("a") == 2)
+  }
+
+  @Test func joinedCallersShareAnErrorThatIsNotKept() async throws {
+    let cache = LoadCache()
+    let gate = ActorGate()
+    let key = CacheKey<Int>("a")
+    let runs = LockedBox(0)
+    let fetch: @Sendable () async throws -> Int = {
+      runs.withLock { $0 += 1 }
+      await gate.wait()
+      throw Failure()
+    }
+    let first = Task { try await cache.value(for: key, fetch: fetch) }
+    await gate.untilWaiting(1)
+    let second = Task { try await cache.value(for: key, fetch: fetch) }
+    try await until { cache.store.entry(for: key)?.callers?.waiterCount == 2 }
+    gate.open()
+    await #expect(throws: Failure.self) { try await first.value }
+    await #expect(throws: Failure.self) { try await second.value }
+    #expect(runs.withLock { $0 } == 1)
+    #expect(try await cache.value(for: key) { 7 } == 7)  // the error was not a value: a new fetch
+  }
+
+  @Test func cancellingOneCallerEndsItAtOnceAndTheFetchGoesOn() async throws {
+    let cache = LoadCache()
+    let backend = Backend(gate: ActorGate())
+    let key = CacheKey<Int>("a")
+    let callers = (0..<64).map { _ in Task { try await cache.value(for: key) { try await backend.fetch("a") } } }
+    try await until { cache.store.entry(for: key)?.callers?.waiterCount == 64 }
+    callers[0].cancel()
+    await #expect(throws: CancellationError.self) { try await callers[0].value }  // while the fetch is parked
+    backend.gate?.open()
+    for caller in callers.dropFirst() { #expect(try await caller.value == 1) }
+    #expect(backend.fetches("a") == 1)
+  }
+
+  @Test func cancellingEveryCallerCancelsTheFetchAndKeepsTheEntry() async throws {
+    let cache = LoadCache()
+    let key = CacheKey<Int>("a")
+    cache.set(1, for: key)
+    cache.invalidate(key)  // stale, nobody bound: a call returns 1 and refreshes; a miss needs no value
+    let missKey = CacheKey<Int>("b")
+    let gate = ActorGate()
+    let sawCancellation = LockedBox(false)
+    let caller = Task {
+      try await cache.value(for: missKey) {
+        await gate.wait()
+        sawCancellation.withLock { $0 = Task.isCancelled }
+        return 5
+      }
+    }
+    await gate.untilWaiting(1)
+    caller.cancel()
+    await #expect(throws: CancellationError.self) { try await caller.value }
+    try await until { cache.store.entry(for: missKey)?.isFetching != true }
+    gate.open()
+    try await until { sawCancellation.withLock { $0 } }
+    #expect(cache.value(for: missKey) == nil)
+  }
+
+  @Test func aSetDuringTheFetchIsWhatTheCallersGet() async throws {
+    let cache = LoadCache()
+    let backend = Backend(gate: ActorGate())
+    let key = CacheKey<Int>("a")
+    let caller = Task { try await cache.value(for: key) { try await backend.fetch("a") } }
+    await backend.gate?.untilWaiting(1)
+    cache.set(42, for: key)
+    #expect(try await caller.value == 42)
+    backend.gate?.open()
+    #expect(cache.value(for: key) == 42)  // the older answer never writes
+  }
+
+  @Test func anInvalidationRestartsTheCallersFetch() async throws {
+    let cache = LoadCache()
+    let gate = ActorGate()
+    let runs = LockedBox(0)
+    let key = CacheKey<Int>("a")
+    let caller = Task {
+      try await cache.value(for: key) {
+        let run = runs.withLock { runs -> Int in
+          runs += 1
+          return runs
+        }
+        if run == 1 { await gate.wait() }
+        return run
+      }
+    }
+    await gate.untilWaiting(1)
+    cache.invalidate(key)
+    #expect(try await caller.value == 2)
+    gate.open()
+    #expect(cache.value(for: key) == 2)
+  }
+
+  @Test func afterRemoveTheCallerGetsItsOwnAnswerWhichIsNotStored() async throws {
+    let cache = LoadCache()
+    let backend = Backend(gate: ActorGate())
+    let key = CacheKey<Int>("a")
+    let caller = Task { try await cache.value(for: key) { try await backend.fetch("a") } }
+    await backend.gate?.untilWaiting(1)
+    cache.remove(key)
+    backend.gate?.open()
+    #expect(try await caller.value == 1)
+    #expect(cache.value(for: key) == nil)
+    #expect(backend.fetches("a") == 1)
+  }
+
+  @Test func aCallerJoinsAScreensFetch() async throws {
+    let cache = LoadCache()
+    let screen = CachedValueScreen()
+    let gate = Gate()
+    let key = CacheKey<Int>("a")
+    let load: Task<Void, Never> = screen.$number.load(key, in: cache) {
+      await gate.wait()
+      return 3
+    }
+    await gate.untilWaiting(1)
+    let caller = Task {
+      try await cache.value(for: key) {
+        Issue.record("joined: never runs"); return 0
+      }
+    }
+    try await until { cache.store.entry(for: key)?.callers?.waiterCount == 1 }
+    gate.open()
+    #expect(try await caller.value == 3)
+    await load.value
+    #expect(screen.number == .loaded(3))
+  }
+
+  /// Polls `condition` (yielding) until it holds; fails after a safety limit of yields.
+  func until(_ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    for _ in 0..<100_000 {
+      if await condition() { return }
+      await Task.yield()
+    }
+    Issue.record("the condition never held", sourceLocation: sourceLocation)
+  }
+}
+
+extension CallerFetch {
+  var waiterCount: Int { waitingCount }
+}
+
+@MainActor
+private final class CachedValueScreen {
+  @Loadable var number: LoadableState<Int>
+}
