@@ -17,6 +17,7 @@ let package = Package(
     .testTarget(name: "ProcessedTests", dependencies: ["Processed", "ProcessedTesting"]),
     .executableTarget(name: "Demo", dependencies: ["Processed"], path: "Playgrounds/Demo"),
     .executableTarget(name: "Stories", dependencies: ["Processed"], path: "Playgrounds/Stories"),
+    .executableTarget(name: "Requests", dependencies: ["Processed"], path: "Playgrounds/Requests"),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -91,7 +91,7 @@ extension CacheEntry {
       madeRevalidation.lastRevalidation = now
       return
     }
-    guard value == nil || invalidated || now - writtenAt >= staleTime else { return }
+    guard !isFresh(staleTime: staleTime) else { return }
     madeRevalidation.lastRevalidation = now
     fetchAgain()
   }
