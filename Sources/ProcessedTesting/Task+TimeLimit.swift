@@ -1,6 +1,6 @@
 internal import Processed
 
-/// Why ``_Concurrency/Task/value(timeLimit:clock:)`` gave up: how long it waited and, when given a ``TestClock``, the
+/// Why `task.value(timeLimit:clock:)` gave up: how long it waited and, when given a ``TestClock``, the
 /// tasks sleeping on it then — a bare `await task.value` that never returns hangs a test run with no message.
 ///
 /// For example: "waited 30s for a task to end; the TestClock had none sleeping (now +0s)".

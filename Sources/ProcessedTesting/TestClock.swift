@@ -21,7 +21,7 @@ internal import Processed
 /// - A sleeping task that is cancelled throws `CancellationError` at once and no longer counts as sleeping; a
 ///   timeout reached by an advance cancels its block within that advance. So ``sleeperCount`` and
 ///   ``waitForSleepers(_:timeLimit:)`` count the tasks that will wake when time moves.
-/// - A ``LoadCache``'s own timers (its garbage collection) never count as sleepers, though `advance` fires them: one
+/// - A `LoadCache`'s own timers (its garbage collection) never count as sleepers, though `advance` fires them: one
 ///   clock may drive a cache and its loads, and `waitForSleepers(1)` waits for the request.
 ///
 /// Thread-safe: a test may advance the clock from any task.
@@ -280,7 +280,7 @@ public final class TestClock: Clock, Sendable {
     try await wait(for: count, timers: false, timeLimit: timeLimit)
   }
 
-  /// Suspends until at least `count` of the clock's sleeps are a ``LoadCache``'s own timers (its garbage collector,
+  /// Suspends until at least `count` of the clock's sleeps are a `LoadCache`'s own timers (its garbage collector,
   /// which ``waitForSleepers(_:timeLimit:)`` never counts): for a test of garbage collection, before it moves time
   /// past `gcTime`. Throws ``TimeLimitExceeded`` after `timeLimit` of real time, and `CancellationError` when the
   /// calling task is cancelled.
