@@ -32,8 +32,9 @@ extension CacheStore {
         }, options: options, priority: nil)
       entry.ownsFetch = true
     }
-    return try await callers.wait { [weak entry] in
-      Task { @MainActor in entry?.callerLeft(callers) }
+    // Holds the entry strongly (a weak reference would give it a side table, kept by a task still queued at exit).
+    return try await callers.wait { [entry] in
+      Task { @MainActor in entry.callerLeft(callers) }
     }
   }
 }
