@@ -108,6 +108,8 @@ extension IsolatedStateStorage {
       waiter.resume()
       return
     }
+    // A load has at most one `async` caller (a joining call waits on its task): none is parked yet.
+    assert(awaitedBy == nil, "Processed: a second async caller parked for one actor-owned load")
     awaitedBy = waiter
   }
 

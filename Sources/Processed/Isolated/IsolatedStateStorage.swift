@@ -139,7 +139,8 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   /// Stops the program when the caller of a property (`wrappedValue`, `state`, `states`, `activity`, `lastValue`) does
   /// not run on the owner's executor. A property cannot know its caller's isolation, so the check is the runtime's
   /// (Swift 6.3 on Linux prints "Incorrect actor executor assumption; expected '<Owner>' executor" and not this
-  /// message). Before the state is pinned, or once its owner is gone, anyone may read and write it.
+  /// message). Before the state is pinned anyone may read and write it. (Once its owner is gone, the `unowned`
+  /// reference traps: the wrappers cannot leave their actor, so only code that kept a wrapper past it gets there.)
   @inlinable @inline(__always)
   func checkOwner() {
     guard ownerID != nil, let owner else { return }
