@@ -3,7 +3,7 @@ internal import Processed
 /// Why `task.value(timeLimit:clock:)` gave up: how long it waited and, when given a ``TestClock``, the
 /// tasks sleeping on it then — a bare `await task.value` that never returns hangs a test run with no message.
 ///
-/// For example: "waited 30s for a task to end; the TestClock had none sleeping (now +0s)".
+/// For example: "waited 30s for a task to end; the TestClock's sleepers: none (now +0s)".
 public struct TaskTimeLimitExceeded: Error, CustomStringConvertible {
   /// What was waited for, and what the clock showed when the wait gave up.
   public let description: String
@@ -39,7 +39,7 @@ extension Task {
     let limit = Task<Void, Never> {
       try? await Task<Never, Never>.sleep(for: timeLimit)
       guard !Task<Never, Never>.isCancelled else { return }
-      let seen = clock.map { "; the TestClock had \($0.sleepersNow) sleeping" } ?? ""
+      let seen = clock.map { "; the TestClock's sleepers: \($0.sleepersNow)" } ?? ""
       outcome.settle(
         .failure(
           TaskTimeLimitExceeded(description: "waited \(WaitDescription.duration(timeLimit)) for a task to end\(seen)")))
