@@ -77,8 +77,8 @@ import Testing
     let second = Task { try await cache.value(for: key, fetch: fetch) }
     try await until { cache.store.entry(for: key)?.callers?.waiterCount == 2 }
     gate.open()
-    await #expect(throws: Failure.self) { try await first.value }
-    await #expect(throws: Failure.self) { try await second.value }
+    await #expect(throws: Failure.self) { try await first.value(timeLimit: .seconds(30)) }
+    await #expect(throws: Failure.self) { try await second.value(timeLimit: .seconds(30)) }
     #expect(runs.withLock { $0 } == 1)
     #expect(try await cache.value(for: key) { 7 } == 7)  // the error was not a value: a new fetch
   }
@@ -92,7 +92,7 @@ import Testing
     callers[0].cancel()
     await #expect(throws: CancellationError.self) { try await callers[0].value }  // while the fetch is parked
     backend.gate?.open()
-    for caller in callers.dropFirst() { #expect(try await caller.value == 1) }
+    for caller in callers.dropFirst() { #expect(try await caller.value(timeLimit: .seconds(30)) == 1) }
     #expect(backend.fetches("a") == 1)
   }
 
@@ -113,7 +113,7 @@ import Testing
     }
     await gate.untilWaiting(1)
     caller.cancel()
-    await #expect(throws: CancellationError.self) { try await caller.value }
+    await #expect(throws: CancellationError.self) { try await caller.value(timeLimit: .seconds(30)) }
     try await until { cache.store.entry(for: missKey)?.isFetching != true }
     gate.open()
     try await until { sawCancellation.withLock { $0 } }
@@ -127,7 +127,7 @@ import Testing
     let caller = Task { try await cache.value(for: key) { try await backend.fetch("a") } }
     await backend.gate?.untilWaiting(1)
     cache.set(42, for: key)
-    #expect(try await caller.value == 42)
+    #expect(try await caller.value(timeLimit: .seconds(30)) == 42)
     backend.gate?.open()
     #expect(cache.value(for: key) == 42)  // the older answer never writes
   }
@@ -149,7 +149,7 @@ import Testing
     }
     await gate.untilWaiting(1)
     cache.invalidate(key)
-    #expect(try await caller.value == 2)
+    #expect(try await caller.value(timeLimit: .seconds(30)) == 2)
     gate.open()
     #expect(cache.value(for: key) == 2)
   }
@@ -162,7 +162,7 @@ import Testing
     await backend.gate?.untilWaiting(1)
     cache.remove(key)
     backend.gate?.open()
-    #expect(try await caller.value == 1)
+    #expect(try await caller.value(timeLimit: .seconds(30)) == 1)
     #expect(cache.value(for: key) == nil)
     #expect(backend.fetches("a") == 1)
   }
@@ -184,8 +184,8 @@ import Testing
     }
     try await until { cache.store.entry(for: key)?.callers?.waiterCount == 1 }
     gate.open()
-    #expect(try await caller.value == 3)
-    await load.value
+    #expect(try await caller.value(timeLimit: .seconds(30)) == 3)
+    try await load.value(timeLimit: .seconds(30))
     #expect(screen.number == .loaded(3))
   }
 

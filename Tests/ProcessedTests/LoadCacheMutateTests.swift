@@ -65,11 +65,11 @@ private final class Server {
     let recorder = StateRecorder(screen.$comments)
     // …and answers while the mutation runs: dropped.
     server.gates[1].open()
-    await refetch.value
+    try await refetch.value(timeLimit: .seconds(30))
     #expect(screen.comments == .loaded(["a", "b"]))
     // The mutation ends: the key is invalidated once and fetches the server's answer.
     posted.open()
-    try await mutation.value
+    try await mutation.value(timeLimit: .seconds(30))
     await server.gates[2].untilWaiting(1)
     server.gates[2].open()
     try await recorder.wait(forCount: 1)
@@ -100,11 +100,11 @@ private final class Server {
     await second.untilWaiting(1)
     #expect(screen.comments == .loaded(["a", "b", "c"]))
     first.open()
-    await #expect(throws: Rejected.self) { try await failing.value }
+    await #expect(throws: Rejected.self) { try await failing.value(timeLimit: .seconds(30)) }
     #expect(screen.comments == .loaded(["a", "c"]))  // the base with the other update applied again
     #expect(server.requests == 1)  // no invalidation while one still runs
     second.open()
-    try await succeeding.value
+    try await succeeding.value(timeLimit: .seconds(30))
     await server.gates[1].untilWaiting(1)
     server.gates[1].open()
     try await StateRecorder(screen.$comments).wait(forCount: 1)
@@ -133,11 +133,11 @@ private final class Server {
     }
     await second.untilWaiting(1)
     first.open()
-    try await one.value  // returns as soon as its own operation ends
+    try await one.value(timeLimit: .seconds(30))  // returns as soon as its own operation ends
     #expect(server.requests == 1)  // no invalidation while the second runs
     #expect(screen.comments == .loaded(["a", "b", "c"]))  // the first's update stays applied
     second.open()
-    try await two.value
+    try await two.value(timeLimit: .seconds(30))
     await server.gates[1].untilWaiting(1)  // one invalidation, one fetch
     #expect(server.requests == 2)
     server.gates[1].open()
@@ -166,7 +166,7 @@ private final class Server {
     await load.value  // its fetch ended during the mutation: dropped, nothing written
     #expect(screen.comments == .loading)
     running.open()
-    try await mutation.value
+    try await mutation.value(timeLimit: .seconds(30))
     server.gates[1].open()
     try await StateRecorder(screen.$comments).wait(forCount: 1)
     #expect(screen.comments == .loaded(["a"]))
@@ -188,7 +188,7 @@ private final class Server {
     #expect(screen.comments == .loaded(["a", "b"]))
     mutation.cancel()
     started.open()
-    await #expect(throws: CancellationError.self) { try await mutation.value }
+    await #expect(throws: CancellationError.self) { try await mutation.value(timeLimit: .seconds(30)) }
     #expect(screen.comments == .loaded(["a"]))
   }
 
@@ -208,7 +208,7 @@ private final class Server {
     cache.removeAll()
     #expect(screen.comments == .loaded(["a", "b"]))  // unbound: keeps what it shows
     running.open()
-    await #expect(throws: Rejected.self) { try await mutation.value }
+    await #expect(throws: Rejected.self) { try await mutation.value(timeLimit: .seconds(30)) }
     #expect(screen.comments == .loaded(["a", "b"]))  // nothing written
     #expect(cache.count == 0)  // nothing invalidated or made
     #expect(server.requests == 1)
@@ -230,7 +230,7 @@ private final class Server {
     cache.set(["z"], for: .comments)
     #expect(screen.comments == .loaded(["z", "b"]))
     running.open()
-    await #expect(throws: Rejected.self) { try await mutation.value }
+    await #expect(throws: Rejected.self) { try await mutation.value(timeLimit: .seconds(30)) }
     #expect(screen.comments == .loaded(["z"]))
   }
 }

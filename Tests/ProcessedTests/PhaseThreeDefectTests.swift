@@ -201,11 +201,11 @@ private actor DetailService {
 
     firstGate.open()
     if firstFails {
-      await #expect(throws: MutationFailure.self) { try await first.value }
+      await #expect(throws: MutationFailure.self) { try await first.value(timeLimit: .seconds(30)) }
       #expect(screen.list == .loaded([1, 3]))  // the base with the second's update applied again
       #expect(cache.value(for: .list) == [1, 3])
     } else {
-      #expect(try await first.value == "first")
+      #expect(try await first.value(timeLimit: .seconds(30)) == "first")
       #expect(screen.list == .loaded([1, 2, 3]))
     }
     // The last mutation ended: the key is invalidated and the bound state refetches.
@@ -313,7 +313,7 @@ private actor DetailService {
     let recorder = StateRecorder(model.$number)
 
     let task: Task<Void, Never> = model.loadables.number.load(.number(1), in: cache) { 5 }
-    await task.value
+    try await task.value(timeLimit: .seconds(30))
     #expect(model.number == .loaded(5))
     #expect(cache.value(for: .number(1)) == 5)
     cache.set(6, for: .number(1))  // bound: the entry's value reaches the state
@@ -358,7 +358,7 @@ private actor DetailService {
     #expect(recorder.values.isEmpty)  // nothing written at its start
     await gate.untilWaiting(1)
     gate.open()
-    await refresh.value
+    try await refresh.value(timeLimit: .seconds(30))
     await screen.$post.refresh(.post(1), in: cache) { 3 }  // the async form
     #expect(recorder.values == [.loaded(2), .loaded(3)])
   }
@@ -379,7 +379,7 @@ private actor DetailService {
       Issue.record("a fresh hit ran its block")
       return 0
     }
-    await hit.value
+    try await hit.value(timeLimit: .seconds(30))
     #expect(recorder.values.isEmpty)
 
     let gate = Gate()
@@ -390,7 +390,7 @@ private actor DetailService {
     #expect(recorder.values.isEmpty)  // nothing written at its start
     await gate.untilWaiting(1)
     gate.open()
-    await refresh.value
+    try await refresh.value(timeLimit: .seconds(30))
     await model.refresh(\.number, key: .number(1), in: cache) { 3 }
     #expect(recorder.values == [.loaded(2), .loaded(3)])
     #expect(model.number == .loaded(3))
@@ -420,7 +420,7 @@ private actor DetailService {
     #expect(modelRecorder.values.isEmpty)
     await gate.untilWaiting(2)
     gate.open()
-    for task in tasks { await task.value }
+    for task in tasks { try await task.value(timeLimit: .seconds(30)) }
     #expect(screenRecorder.values == [.loaded(2)])
     #expect(modelRecorder.values == [.loaded(2)])
   }

@@ -197,7 +197,7 @@ private final class PostScreen {
       throw Offline()
     }
     #expect(recorder.values.isEmpty)  // no .loading, and the value it shows is not written again
-    await task.value
+    try await task.value(timeLimit: .seconds(30))
     #expect(ran)
     #expect(header.profile == .loaded(Profile(name: "Ada")))  // a failed background fetch keeps the value
     #expect(header.$profile.activity.lastError as? Offline == Offline())
