@@ -187,6 +187,7 @@ import Testing
     }
     #expect(history.values == [.loaded(2), .loaded(3), .loaded(4)])  // fresh or not: polling ignores staleness
     screen.$number.cancel()  // unbound: polling stops
+    #expect(cache.store.entry(for: key("a"))?.revalidation?.pollTimer == nil)
     clock.advance(by: .seconds(100))
     await settle(cache)
     #expect(server.fetches["a"] == 4)
@@ -246,7 +247,8 @@ import Testing
     clock.advance(by: .seconds(10))
     try await history.wait(forCount: 1)
     #expect(server.fetches["a"] == 2)
-    quick.$number.reset()  // the 10 s call left: 30 s from the last fetch's end
+    quick.$number.reset()  // the 10 s call left: 30 s from the last fetch's end (+10 s)
+    #expect(cache.store.entry(for: key("a"))?.revalidation?.pollDeadline == .seconds(40))
     try await clock.waitForCacheTimers(1)
     clock.advance(by: .seconds(29))
     await settle(cache)
@@ -254,6 +256,22 @@ import Testing
     clock.advance(by: .seconds(1))
     try await history.wait(forCount: 2)
     #expect(server.fetches["a"] == 3)
+  }
+
+  @Test func pollingStopsWhenThePollingStateLeavesThoughAnotherStaysBound() async throws {
+    let cache = LoadCache(staleTime: .seconds(1_000), clock: clock)
+    let server = Server()
+    let (plain, polling) = (Screen(), Screen())
+    await plain.$number.load(key("a"), in: cache) { server.value("a") }
+    await polling.$number.load(key("a"), in: cache, options: LoadOptions(refetchInterval: .seconds(10), clock: clock)) {
+      server.value("a")
+    }
+    #expect(cache.store.entry(for: key("a"))?.revalidation?.pollTimer != nil)
+    polling.$number.cancel()
+    #expect(cache.store.entry(for: key("a"))?.revalidation?.pollTimer == nil)
+    clock.advance(by: .seconds(60))
+    await settle(cache)
+    #expect(server.fetches["a"] == 1)
   }
 
   @Test func aFocusChangeCostsTheBoundEntriesOnly() async throws {

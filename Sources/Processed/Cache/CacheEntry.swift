@@ -176,9 +176,10 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @inlinable
   func remove(_ binding: CacheBinding<Value>) {
     if let index = bindings.firstIndex(where: { $0 === binding }) { bindings.remove(at: index) }
+    let polled = binding.refetchInterval != nil
     detach(binding)
     if bindings.isEmpty { store.boundEntries[ObjectIdentifier(self)] = nil }
-    if binding.refetchInterval != nil { updatePolling() }
+    if polled { updatePolling() }
   }
 
   /// Unbinds `binding`, no longer in ``bindings``: it forgets the entry, its wait is released, it leaves
