@@ -2,9 +2,20 @@ extension CacheEntry {
   /// A fetch ended: polls count from now (when a state polls, or the entry was revalidated).
   @usableFromInline
   func noteFetchEnd() {
-    guard revalidation != nil || bindings.contains(where: { $0.refetchInterval != nil }) else { return }
+    guard revalidation != nil || hasPollingBinding else { return }
     madeRevalidation.lastFetchEnd = clock.now()
     updatePolling()
+  }
+
+  /// Whether a bound state asked for polling. Read by index: this code runs unspecialized, where
+  /// `contains(where:)` costs an allocation per fetch (measured: 18 instead of 17 per miss cycle).
+  var hasPollingBinding: Bool {
+    var index = 0
+    while index < bindings.count {
+      if bindings[index].refetchInterval != nil { return true }
+      index += 1
+    }
+    return false
   }
 
   /// The made revalidation record.
