@@ -52,7 +52,7 @@ import Testing
     let load: Task<Void, Never> = state.projectedValue.load { 3 }
     try await recorder.wait(until: { (value: LoadableState<Int>) in value.data == 3 })
     try await recorder.wait(until: { (values: [LoadableState<Int>]) in values == [.loading, .loaded(3)] })
-    await load.value
+    try await load.value(timeLimit: .seconds(30))
     let error = await #expect(throws: StateRecorder<LoadableState<Int>>.TimeLimitExceeded.self) {
       try await recorder.wait(until: { $0.count == 3 }, timeLimit: .milliseconds(20))
     }
