@@ -68,6 +68,7 @@ actor SettingsStore {
     case .waiting: "waiting"
     case .running(let attempt): "running, attempt \(attempt)"
     case .retrying(let attempt): "retrying, attempt \(attempt) next"
+    case .paused: "paused (offline)"
     }
   }
 }

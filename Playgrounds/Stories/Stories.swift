@@ -331,6 +331,8 @@ extension Stories {
         if attempt > 1 { line += " (attempt \(attempt))" }
       case .retrying(let attempt):
         line = "retrying in 20 ms (attempt \(attempt))"
+      case .paused:
+        line = "offline"
       }
       let content = $feed.lastValue.map { "\($0.count) posts" } ?? "no posts yet"
       let error = activity.lastError.map { " — last error: \($0)" } ?? ""

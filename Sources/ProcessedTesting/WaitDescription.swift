@@ -32,6 +32,7 @@ enum WaitDescription {
     case .waiting: ".waiting"
     case .running(let attempt): ".running(attempt: \(attempt))"
     case .retrying(let attempt): ".retrying(attempt: \(attempt))"
+    case .paused: ".paused"
     }
   }
 

@@ -99,9 +99,9 @@ import Testing
     #expect(huge.delay(beforeRetry: 50, using: &generator) == .seconds(30))
   }
 
-  @Test func aDebouncedLoadWaitsThenWritesItsStartStateThenWaitsForAPermitBeforeEachAttempt() {
+  @Test func aDebouncedLoadWaitsThenWritesItsStartStateThenWaitsForTheNetworkAndAPermitBeforeEachAttempt() {
     typealias Next = LoadPhases.Next<LoadableState<Int>>
-    var phases = LoadPhases(retry: .constant(.seconds(1), maxRetries: 1), usesLimiter: true)
+    var phases = LoadPhases(retry: .constant(.seconds(1), maxRetries: 1), usesLimiter: true, usesNetwork: true)
     var generator = MBRandom(seed: 6)
     var steps: [String] = []
     var activities: [LoadActivity.Phase] = []
@@ -116,6 +116,9 @@ import Testing
       case .writeStartState:
         steps.append("start state")
         next = phases.startStateWritten()
+      case .awaitNetwork:
+        steps.append("network")
+        next = phases.networkAvailable()
       case .acquirePermit:
         steps.append("permit")
         next = phases.permitAcquired()
@@ -135,12 +138,16 @@ import Testing
     }
     #expect(
       steps == [
-        "debounce 0.3 seconds", "start state", "permit", "attempt 1", "retry after 1.0 seconds", "permit", "attempt 2",
+        "debounce 0.3 seconds", "start state", "network", "permit", "attempt 1", "retry after 1.0 seconds", "network",
+        "permit", "attempt 2",
       ])
+    // A retry paused for the network goes on at the same attempt; its permit is asked for after the network.
     #expect(
       activities == [
-        .debouncing, .debouncing, .waiting, .running(attempt: 1), .retrying(attempt: 2), .waiting, .running(attempt: 2),
+        .debouncing, .debouncing, .paused, .waiting, .running(attempt: 1), .retrying(attempt: 2), .paused, .waiting,
+        .running(attempt: 2),
       ])
+    #expect(LoadPhases.firstActivity(debounce: nil, usesLimiter: true, offline: true) == .paused)
     #expect(LoadPhases.firstActivity(debounce: nil, usesLimiter: true) == .waiting)
     #expect(LoadPhases.firstActivity(debounce: .seconds(1), usesLimiter: true) == .debouncing)
     #expect(LoadPhases.firstActivity(debounce: nil, usesLimiter: false) == .running(attempt: 1))

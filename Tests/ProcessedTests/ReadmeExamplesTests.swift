@@ -62,6 +62,7 @@ final class ReadmeSearchViewModel {
     case .waiting: "queued"
     case .running(let attempt): attempt == 1 ? "searching" : "searching (attempt \(attempt))"
     case .retrying(let attempt): "retrying (attempt \(attempt))"
+    case .paused: "offline"
     }
   }
 }

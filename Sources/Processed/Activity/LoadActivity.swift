@@ -7,6 +7,7 @@
 /// case .waiting: status = "queued"
 /// case .running(let attempt): status = attempt == 1 ? "loading" : "attempt \(attempt)"
 /// case .retrying(let attempt): status = "retrying (attempt \(attempt))"
+/// case .paused: status = "offline"
 /// }
 /// let token = $feed.observeActivity { activity in
 ///   progressBar.value = activity.progress?.fraction
@@ -30,6 +31,10 @@ public struct LoadActivity: Sendable, Equatable {
     case running(attempt: Int)
     /// The load waits before attempt `attempt` (``LoadOptions/retry``).
     case retrying(attempt: Int)
+    /// The load waits for the network: a cache's fetch under ``NetworkMode/online`` while its cache is offline
+    /// (``LoadCache/setOnline(_:)``), and every state that waits for it. It starts (or its retries go on, at the same
+    /// attempt) when the network comes back. See <doc:Revalidating>.
+    case paused
   }
 
   /// Where the load is.

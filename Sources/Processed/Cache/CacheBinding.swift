@@ -125,7 +125,9 @@ class CacheBinding<Value: Sendable>: AnyCacheBinding {
     waitSignal = signal
     let held = options?.minimumLoadingTime == nil ? nil : HeldOutcome()
     heldOutcome = held
-    return LoadPlan(startState: .loading, work: .waiting(signal, held))
+    var plan = LoadPlan<State>(startState: .loading, work: .waiting(signal, held))
+    plan.startsPaused = entry?.isPaused == true
+    return plan
   }
 
   /// Writes the entry's outcome: `state` (or, when `nil`, keeps what the state shows and records `error` as its

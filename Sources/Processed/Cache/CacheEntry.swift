@@ -212,6 +212,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     pendingPagesAfterFirst = 0
     let block = allPages && pagesAfterFirst > 0 ? withLoadedPages(block) : block
     if options != nil || recipe?.options != nil { madeRecipe.options = options }
+    let wasPaused = isPaused
+    let plan = gated(.load(returning: block), options: options)
     if var fetchOptions = options {
       // Debounce and overlap act on the calling state, before the call reaches the cache; calm presentation on the
       // states that wait for the fetch, whose screens it is about.
@@ -220,14 +222,15 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
       fetchOptions.loadingDelay = nil
       fetchOptions.minimumLoadingTime = nil
       fetchOptions.cancellation = .keepState
-      start(.load(returning: block), silently: true, options: fetchOptions, priority: priority)
+      start(plan, silently: true, options: fetchOptions, priority: priority)
     } else {
       // No options: a plain fetch (an entry declares none), with no options copied on the way.
-      start(.load(returning: block), silently: true, priority: priority)
+      start(plan, silently: true, priority: priority)
     }
     for binding in bindings where binding !== caller && !binding.isWaiting {
       binding.startWaitingLoad(silently: true, priority: priority)
     }
+    if wasPaused || isPaused { showPaused(isPaused, except: caller) }
   }
 
   /// `block` (the first page's fetch) followed by the fetches of the pages the list has after its first, when the entry
@@ -252,10 +255,12 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     ownsFetch = false
     revalidation?.stopPolling()
     pendingPagesAfterFirst = pagesAfterFirst + 1
-    start(plan, silently: true, options: options, priority: priority)
+    let wasPaused = isPaused
+    start(gated(plan, options: options), silently: true, options: options, priority: priority)
     for binding in bindings where binding === requester || !binding.isWaiting {
       binding.startWaitingLoad(silently: true, priority: priority, appendingPage: true)
     }
+    if wasPaused || isPaused { showPaused(isPaused) }
   }
 
   /// Fetches again with the block and options of the last fetch or binding call, when a state is bound — never for a

@@ -16,6 +16,12 @@ extension CacheStore {
     let id = log.add(log.base == nil ? nil : update)
     show(log, for: key)
     do {
+      // Offline, the operation waits (its update shown) until the network is back; paused mutations are resumed in the
+      // order they paused. Cancelled meanwhile (or the cache went away), it is undone and never runs.
+      if !networkWaiters.isOnline {
+        if Task.isCancelled { throw CancellationError() }
+        guard await networkWaiters.wait() else { throw CancellationError() }
+      }
       let result = try await operation()
       log.succeed(id)
       if log.running == 0 { end(log, for: key) }

@@ -20,6 +20,8 @@ extension CacheStore {
     guard now != was else { return }
     let focusReturned = now.isFocused && !was.isFocused
     let networkReturned = now.isOnline && !was.isOnline
+    // Paused fetches and mutations go on first, in the order they paused; a revalidation then joins a fetch in flight.
+    if now.isOnline != was.isOnline { networkWaiters.setOnline(now.isOnline) }
     let entries = Array(boundEntries.values)
     if focusReturned || networkReturned {
       let time = clock.now()

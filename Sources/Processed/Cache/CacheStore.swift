@@ -39,6 +39,8 @@ final class CacheStore: Sendable {
   /// The key last erased by ``erased(_:)``: a key built for each call (the usual way) is erased once, not each time it
   /// reaches the store (erasing allocates its components' array).
   @usableFromInline @MainActor @exclusivity(unchecked) var lastErased: AnyCacheKey?
+  /// The fetches and mutations waiting for the network (``NetworkMode/online`` while offline).
+  @MainActor let networkWaiters = NetworkWaiters()
   /// Resumed after the collector's next pass (see ``nextCollection()``).
   @MainActor @exclusivity(unchecked) var collectionWaiters: [CheckedContinuation<Void, Never>] = []
 
@@ -56,6 +58,7 @@ final class CacheStore: Sendable {
   func close() {
     isClosed = true
     removeAll()
+    networkWaiters.close()
     collector?.cancel()
     collector = nil
   }

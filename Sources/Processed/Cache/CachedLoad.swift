@@ -91,7 +91,7 @@ enum CachedLoad {
     if options?.isPlain ?? true, let wrapper = binding as? StorageCacheBinding<Value>, let storage = wrapper.storage,
       !storage.tracker.isRunning, !Task.isCancelled
     {
-      await waitInCaller(binding, storage, silently: silently, options: options)
+      await waitInCaller(binding, storage, entry, silently: silently, options: options)
       return
     }
     await binding.startAwaitedWaitingLoad(silently: silently, options: options).wait()
@@ -104,13 +104,13 @@ enum CachedLoad {
   /// caller is not cancelled: cancelling the caller then cancels this load, as cancelling the waiting task would.
   @inlinable
   static func waitInCaller<Value>(
-    _ binding: CacheBinding<Value>, _ host: StateStorage<LoadableState<Value>>, silently: Bool,
-    options: LoadOptions?
+    _ binding: CacheBinding<Value>, _ host: StateStorage<LoadableState<Value>>, _ entry: CacheEntry<Value>,
+    silently: Bool, options: LoadOptions?
   ) async {
     let signal = FirstSignal<Bool>()
     binding.waitSignal = signal
     let id = CacheBindings.asCache(binding.id) {
-      host.launchInCaller(.loading, writingStartState: !silently, options: options)
+      host.launchInCaller(.loading, writingStartState: !silently, options: options, paused: entry.isPaused)
     }
     binding.waitingLoad = id
     await LoadJoin.wait(until: signal)
@@ -162,6 +162,7 @@ enum CachedLoad {
       call.binding.waitSignal = signal
       call.binding.waitingLoad = id
       fetchIfNeeded(entry, call, priority: nil)
+      if entry.isPaused { entry.showPaused(true) }
       await LoadJoin.wait(until: signal)
     })
   }

@@ -176,6 +176,11 @@ public final class LoadCache: Sendable {
   /// ``set(_:for:)`` writes a new base — until the end-of-mutations invalidation's fetch replaces it; that is why
   /// `update` is escaping. Only the caller's task cancels `operation`.
   ///
+  /// While the cache is offline (``setOnline(_:)``), the update is shown at once and `operation` waits until the
+  /// network is back (the bound states' activity does not change); mutations paused this way start in the order they
+  /// were called, without waiting for each other. A paused call whose task is cancelled is undone at once and throws
+  /// `CancellationError`; its operation never runs.
+  ///
   /// - Parameters:
   ///   - key: The key whose value changes.
   ///   - update: Changes the value in place, as the server will once `operation` succeeds.

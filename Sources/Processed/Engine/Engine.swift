@@ -60,9 +60,10 @@ extension StateHost {
     let superseded = tracker.screen
     tracker.clear()?.cancel()
     var plan = plan
-    // A limited load queues when it is called (a debounced one once its debounce is over).
+    // A limited load queues when it is called (a debounced one once its debounce is over, a paused one once the
+    // network is back).
     var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
-    if plan.debounce == nil, let limiter = plan.options?.options.limiter {
+    if plan.debounce == nil, let limiter = plan.options?.options.limiter, plan.network?.isOnline != false {
       let ticket = limiter.reserve()
       plan.ticket = ticket
       reservation = (limiter, ticket)
@@ -94,14 +95,18 @@ extension StateHost {
   /// for its entry's fetch runs that wait itself (no task to start and to resume). Like `launch` it supersedes the
   /// current load and writes the start state; the caller ends it with `finish` once its wait is over. `options`: the
   /// call's plain options (no calm presentation; `nil`: none), timed for a later `.leading` debounce like any call's.
+  /// `paused`: the fetch it waits for waits for the network (its activity starts as `.paused`).
   @inlinable
-  func launchInCaller(_ startState: State, writingStartState: Bool, options: LoadOptions?) -> UInt64 {
+  func launchInCaller(
+    _ startState: State, writingStartState: Bool, options: LoadOptions?, paused: Bool = false
+  ) -> UInt64 {
     noteLoadCall(on: options.flatMap { resolveOptions($0, interrupted: false) })
     if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }
     tracker.clear()?.cancel()
     let id = LoadTracker.nextID()
     tracker.begin(id, task: nil)
     clearLoadActivity()
+    if paused { enter(.paused) }
     if writingStartState, !currentState.isAlready(startState) { store(startState) }
     publishActivity()
     return id
@@ -279,7 +284,7 @@ extension StateHost {
   @inlinable @inline(__always)
   static func executeInContext(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
     let outcome: LoadOutcome<State>
-    if plan.interrupts.isEmpty, plan.options == nil {
+    if plan.shape == nil {
       var thrown: (any Error)?
       outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
     } else {

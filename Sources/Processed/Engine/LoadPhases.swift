@@ -1,5 +1,5 @@
-/// The phases of one load, as a value that takes an event and returns what to do next: debounce, start state, permit,
-/// attempt, retry delay, end.
+/// The phases of one load, as a value that takes an event and returns what to do next: debounce, start state, network,
+/// permit, attempt, retry delay, end.
 ///
 /// It knows nothing of tasks, clocks or hosts (`StateHost.runPhases` performs the steps), so its rules are tested
 /// without them, and a new policy is a new phase here. See Documentation/LoadPhases.md.
@@ -11,6 +11,9 @@ struct LoadPhases: Sendable {
     case debouncing
     /// The debounce is over and the start state is being written.
     case starting
+    /// Waiting for the network before attempt `n` (a cache's fetch under ``NetworkMode/online``; the driver waits
+    /// only while the cache is offline).
+    case waitingForNetwork(Int)
     /// Waiting for a limiter's permit before attempt `n`.
     case waitingForPermit(Int)
     /// Attempt `n` (1 is the first) is running.
@@ -28,6 +31,8 @@ struct LoadPhases: Sendable {
     case debounce(Duration)
     /// Write the start state (unless silent, or already that), then report ``LoadPhases/startStateWritten()``.
     case writeStartState
+    /// Wait until the network is up (at once when it is), then report ``LoadPhases/networkAvailable()``.
+    case awaitNetwork
     /// Wait for a permit of the options' limiter, then report ``LoadPhases/permitAcquired()``.
     case acquirePermit
     /// Run attempt `n` (holding the permit, if any, until its block returns), then report
@@ -44,11 +49,14 @@ struct LoadPhases: Sendable {
   @usableFromInline let retry: RetryPolicy
   /// Whether each attempt waits for a limiter's permit.
   @usableFromInline let usesLimiter: Bool
+  /// Whether each attempt waits for the network first (before its permit: a paused fetch holds none).
+  @usableFromInline let usesNetwork: Bool
 
   @usableFromInline
-  init(retry: RetryPolicy, usesLimiter: Bool = false) {
+  init(retry: RetryPolicy, usesLimiter: Bool = false, usesNetwork: Bool = false) {
     self.retry = retry
     self.usesLimiter = usesLimiter
+    self.usesNetwork = usesNetwork
   }
 
   /// The load starts. `debounce`: the delay it waits first (its start state is written after it), or `nil` when it
@@ -79,6 +87,15 @@ struct LoadPhases: Sendable {
       preconditionFailure("Processed: a start state was written while the load was \(phase)")
     }
     return beginAttempt(1)
+  }
+
+  /// The network is up for the next attempt: it starts, after a permit when there is a limiter.
+  @usableFromInline
+  mutating func networkAvailable<State>() -> Next<State> {
+    guard case .waitingForNetwork(let attempt) = phase else {
+      preconditionFailure("Processed: the network came back while the load was \(phase)")
+    }
+    return permitOrAttempt(attempt)
   }
 
   /// The permit for the next attempt was given.
@@ -127,6 +144,7 @@ struct LoadPhases: Sendable {
   var activity: LoadActivity.Phase {
     switch phase {
     case .debouncing, .starting: .debouncing
+    case .waitingForNetwork: .paused
     case .waitingForPermit: .waiting
     case .attempting(let attempt): .running(attempt: attempt)
     case .waitingToRetry(let attempt): .retrying(attempt: attempt)
@@ -134,11 +152,11 @@ struct LoadPhases: Sendable {
     }
   }
 
-  /// The activity phase a load starts in, reported when it is called: `.debouncing`, `.waiting` for a permit, or
-  /// `.running(attempt: 1)`.
+  /// The activity phase a load starts in, reported when it is called: `.debouncing`, `.paused` (`offline`: it waits
+  /// for the network), `.waiting` for a permit, or `.running(attempt: 1)`.
   @usableFromInline
-  static func firstActivity(debounce: Duration?, usesLimiter: Bool) -> LoadActivity.Phase {
-    var phases = LoadPhases(retry: .never, usesLimiter: usesLimiter)
+  static func firstActivity(debounce: Duration?, usesLimiter: Bool, offline: Bool = false) -> LoadActivity.Phase {
+    var phases = LoadPhases(retry: .never, usesLimiter: usesLimiter, usesNetwork: offline)
     let _: Next<Never> = phases.begin(debounce: debounce)
     return phases.activity
   }
@@ -150,6 +168,14 @@ struct LoadPhases: Sendable {
   }
 
   private mutating func beginAttempt<State>(_ attempt: Int) -> Next<State> {
+    if usesNetwork {
+      phase = .waitingForNetwork(attempt)
+      return .awaitNetwork
+    }
+    return permitOrAttempt(attempt)
+  }
+
+  private mutating func permitOrAttempt<State>(_ attempt: Int) -> Next<State> {
     if usesLimiter {
       phase = .waitingForPermit(attempt)
       return .acquirePermit

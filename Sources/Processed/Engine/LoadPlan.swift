@@ -32,6 +32,8 @@ struct LoadPlan<State: ManagedState>: ShapedPlan {
   @usableFromInline var keepsContent = false
   /// A `loadMore`: a later `loadMore` joins it, and `.joinRunning` does not (see ``PageLoad``).
   @usableFromInline var appendsPage = false
+  /// A cache binding's waiting load for a fetch paused offline: its activity starts as `.paused`.
+  @usableFromInline var startsPaused = false
   /// A `loadMore`'s ``PageRefill``: how a cache entry that holds the list fetches its pages again.
   @usableFromInline var pageRefill: AnyObject?
 
@@ -42,11 +44,15 @@ struct LoadPlan<State: ManagedState>: ShapedPlan {
   }
 
   /// The phase the load's activity starts in, when it is not "running the first attempt" (see
-  /// ``LoadPhases/firstActivity(debounce:usesLimiter:)``).
-  @inlinable
+  /// ``LoadPhases/firstActivity(debounce:usesLimiter:offline:)``).
+  @inlinable @MainActor
   var initialPhase: LoadActivity.Phase? {
-    guard debounce != nil || options?.options.limiter != nil else { return nil }
-    return LoadPhases.firstActivity(debounce: debounce, usesLimiter: options?.options.limiter != nil)
+    if startsPaused { return .paused }
+    guard shape != nil else { return nil }
+    let offline = network.map { !$0.isOnline } ?? false
+    guard debounce != nil || options?.options.limiter != nil || offline else { return nil }
+    return LoadPhases.firstActivity(
+      debounce: debounce, usesLimiter: options?.options.limiter != nil, offline: offline)
   }
 }
 

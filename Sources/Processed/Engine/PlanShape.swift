@@ -12,6 +12,7 @@ final class PlanShape<Interrupt> {
   @usableFromInline var debounce: Duration?
   @usableFromInline var debounceOrigin: LoadCallMark?
   @usableFromInline var ticket: PermitTicket?
+  @usableFromInline var network: (any NetworkGate)?
 
   @inlinable
   init() {}
@@ -26,6 +27,7 @@ final class PlanShape<Interrupt> {
     copy.debounce = debounce
     copy.debounceOrigin = debounceOrigin
     copy.ticket = ticket
+    copy.network = network
     return copy
   }
 }

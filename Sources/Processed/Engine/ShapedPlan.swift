@@ -52,6 +52,13 @@ extension ShapedPlan {
     set { reshape { $0.ticket = newValue } }
   }
 
+  /// Whom each attempt asks for the network first (a cache's fetch under ``NetworkMode/online``); `nil`: it never
+  /// waits for the network.
+  @inlinable var network: (any NetworkGate)? {
+    get { shape?.network }
+    set { if newValue != nil || shape != nil { reshape { $0.network = newValue } } }
+  }
+
   /// Changes the shape, copied first unless this plan holds the only reference to it (copy on write).
   @inlinable
   mutating func reshape(_ change: (PlanShape<Interrupt>) -> Void) {

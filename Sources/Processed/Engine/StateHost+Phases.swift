@@ -6,8 +6,9 @@ extension StateHost {
   @inlinable @inline(never)
   static func runPhases(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async -> LoadOutcome<State> {
     let options = plan.options?.options
-    var phases = LoadPhases(retry: options?.retry ?? .never, usesLimiter: options?.limiter != nil)
-    // Before the first attempt: the debounce, the start state, the first permit.
+    var phases = LoadPhases(
+      retry: options?.retry ?? .never, usesLimiter: options?.limiter != nil, usesNetwork: plan.network != nil)
+    // Before the first attempt: the debounce, the start state, the network, the first permit.
     var next: LoadPhases.Next<State> = phases.begin(debounce: plan.debounce)
     while !next.isAttempt {
       guard let following = await advance(next, &phases, plan, id: id, host: host) else { return .done }
@@ -80,6 +81,19 @@ extension StateHost {
         current.store(plan.startState)
       }
       return phases.startStateWritten()
+    case .awaitNetwork:
+      guard let network = plan.network else {
+        preconditionFailure("Processed: a load without a network gate waited for the network")
+      }
+      if !network.isOnline {
+        // Paused: nothing is written, no permit is held and no timeout runs until the network is back.
+        enter(phases.activity, id: id, host: host)
+        network.loadPaused(true)
+        let online = await network.waitUntilOnline()
+        guard online, let current = host.object, current.mayWrite(id) else { break }
+        network.loadPaused(false)
+      }
+      return phases.networkAvailable()
     case .acquirePermit:
       guard let limiter = plan.options?.options.limiter else {
         preconditionFailure("Processed: a load without a limiter waited for a permit")

@@ -120,6 +120,9 @@ extension IsolatedStateStorage {
       guard mayWrite(id) else { break }
       if !plan.silently, !state.isAlready(plan.startState) { store(plan.startState) }
       return phases.startStateWritten()
+    case .awaitNetwork:
+      // Only a cache entry's fetch waits for the network, and entries live on the main actor.
+      preconditionFailure("Processed: an actor-owned load waited for the network")
     case .acquirePermit:
       guard let limiter = plan.options?.options.limiter else {
         preconditionFailure("Processed: a load without a limiter waited for a permit")

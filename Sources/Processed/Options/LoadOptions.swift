@@ -54,6 +54,10 @@ public struct LoadOptions: Sendable {
   public var refetchInterval: Duration?
   /// Whether ``refetchInterval`` polls also while the cache is not focused. Default: `false`.
   public var refetchInBackground: Bool
+  /// For a load of a ``CacheKey``: whether its entry's fetch waits while the cache is offline (``NetworkMode/online``,
+  /// the default; its activity is then ``LoadActivity/Phase/paused``) or ignores the network (``NetworkMode/always``).
+  /// A load without a cache ignores it. See <doc:Revalidating>.
+  public var networkMode: NetworkMode
   /// The clock every wait of the load sleeps on: interrupts, the timeout, retry delays, debounce, the loading delay
   /// and the minimum loading time. Default:
   /// `ContinuousClock()`.
@@ -77,13 +81,15 @@ public struct LoadOptions: Sendable {
   ///   - cancellation: What a cancelled load leaves on screen.
   ///   - refetchInterval: For a cached load: how often its entry fetches again while a state is bound to it.
   ///   - refetchInBackground: Whether that polling goes on while the cache is not focused.
+  ///   - networkMode: For a cached load: whether its fetch waits while the cache is offline.
   ///   - clock: The clock every wait sleeps on.
   public init(
     retry: RetryPolicy = .never, timeout: Duration? = nil, debounce: Debounce? = nil,
     overlap: OverlapPolicy = .cancelRunning, limiter: LoadLimiter? = nil, staleTime: Duration? = nil,
     loadingDelay: Duration? = nil, minimumLoadingTime: Duration? = nil,
     cancellation: CancellationBehavior = .keepState, refetchInterval: Duration? = nil,
-    refetchInBackground: Bool = false, clock: any Clock<Duration> = ContinuousClock()
+    refetchInBackground: Bool = false, networkMode: NetworkMode = .online,
+    clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.retry = retry
     self.timeout = timeout
@@ -96,11 +102,12 @@ public struct LoadOptions: Sendable {
     self.cancellation = cancellation
     self.refetchInterval = refetchInterval
     self.refetchInBackground = refetchInBackground
+    self.networkMode = networkMode
     self.clock = clock
   }
 
   /// The options of a load that was given none: no retry, no timeout, no debounce, `.cancelRunning`, no limiter, no
-  /// loading delay or minimum, `.keepState`, `ContinuousClock()`.
+  /// loading delay or minimum, `.keepState`, no polling, `.online`, `ContinuousClock()`.
   ///
   /// ```swift
   /// var options = LoadOptions.default

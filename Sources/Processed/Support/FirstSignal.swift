@@ -18,16 +18,18 @@ struct FirstSignal<Signal: Sendable>: Sendable {
     box = LockedBox((nil, nil))
   }
 
-  /// Sends `signal`, unless one was sent before.
-  @inlinable
-  func signal(_ signal: Signal) {
+  /// Sends `signal`, unless one was sent before. Returns whether this was the first signal.
+  @inlinable @discardableResult
+  func signal(_ signal: Signal) -> Bool {
     let waiter: UnsafeContinuation<Signal, Never>?? = box.withLock { state in
       guard state.signal == nil else { return nil }
       state.signal = signal
       defer { state.continuation = nil }
       return .some(state.continuation)
     }
-    if case .some(let waiter?) = waiter { waiter.resume(returning: signal) }
+    guard case .some(let continuation) = waiter else { return false }
+    continuation?.resume(returning: signal)
+    return true
   }
 
   /// The first signal, if one was sent.
