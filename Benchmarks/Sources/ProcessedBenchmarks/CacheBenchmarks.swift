@@ -1,6 +1,6 @@
 // What the shared cache (`LoadCache`) costs: a fresh hit against the usual boilerplate and against the floor a
 // careful engineer would write, a miss cycle against an uncached load cycle, the heap bytes of an entry, and
-// `invalidate(prefix:)` in a large cache against a small one.
+// `invalidate(prefix:)` and a focus return in a large cache against a small one.
 import HandWritten
 import Processed
 
@@ -11,6 +11,7 @@ extension ProcessedBenchmarks {
     await missCycles()
     cacheMemory()
     await prefixInvalidation()
+    await focusReturns()
   }
 
   /// `$x.load(key, in: cache) { … }` on a fresh value with one observer on the state, Task form (a fresh hit returns
@@ -169,5 +170,115 @@ extension ProcessedBenchmarks {
     Bench.record(
       "shared cache", "invalidate(prefix:), 10 of 100,000 keys", ours: results[1], against: "10 of 100 keys",
       results[0], target: "≤ 10×", maxRatio: 10)
+  }
+
+  /// `cache.setFocused(false); cache.setFocused(true)` with 10 stale entries bound to states among 10,000 entries,
+  /// against the same among 100 (`staleTime: .zero`, `revalidationThrottle: .zero`: every return refetches the 10).
+  /// The entries are `("k", i)`, written with `set`; 10 of them, spread over the keys, are loaded by the `@Loadable`
+  /// state of 10 `FocusScreen`s, whose block counts its fetch and returns at once. Each iteration then yields until
+  /// an observer on each state has seen the 10 refetches' writes (a fetch writes after it has ended): no sleep.
+  @MainActor
+  static func focusReturns() async {
+    let returns = 500
+    let probe = FocusProbe()
+    func bound(_ total: Int) async -> (cache: LoadCache, screens: [FocusScreen], tokens: [ObservationToken]) {
+      let cache = LoadCache(staleTime: .zero, revalidationThrottle: .zero)
+      for i in 0..<total { cache.set(i, for: CacheKey<Int>("k", i)) }
+      precondition(cache.count == total)
+      let screens = (0..<10).map { _ in FocusScreen() }
+      var tokens: [ObservationToken] = []
+      for (j, screen) in screens.enumerated() {
+        tokens.append(screen.$number.observe { _ in probe.writes += 1 })
+        // Stale at once: shown now and refetched in the background; the task ends with the refetch.
+        let id = total + j
+        let task: Task<Void, Never> = screen.$number.load(CacheKey<Int>("k", j * (total / 10)), in: cache) {
+          probe.fetch(id)
+        }
+        await task.value
+        await probe.settle(screen, id)
+      }
+      return (cache, screens, tokens)
+    }
+    let small = await bound(100)
+    let large = await bound(10_000)
+    let (fetchesBefore, writesBefore) = (probe.fetches, probe.writes)
+    probe.startCounting()
+    let results = await measureSideBySide(
+      operations: returns,
+      [
+        {
+          for _ in 0..<returns {
+            small.cache.setFocused(false)
+            small.cache.setFocused(true)
+            await probe.wait(forWrites: 10)
+          }
+        },
+        {
+          for _ in 0..<returns {
+            large.cache.setFocused(false)
+            large.cache.setFocused(true)
+            await probe.wait(forWrites: 10)
+          }
+        },
+      ])
+    // Every focus return refetched its 10 bound entries and nothing else (the warm-up and allocation count included).
+    let bodyRuns = Bench.rounds + 1 + (Bench.interposerLoaded ? 1 : 0)
+    await Task.yield()
+    precondition(probe.fetches - fetchesBefore == 2 * bodyRuns * returns * 10, "not 10 refetches per focus return")
+    precondition(probe.writes - writesBefore == 2 * bodyRuns * returns * 10, "not 10 writes per focus return")
+    precondition(small.cache.count == 100 && large.cache.count == 10_000)
+    Bench.record(
+      "shared cache", "focus return, 10 bound stale of 10,000", ours: results[1], against: "10 bound stale of 100",
+      results[0], target: "≤ 2×", maxRatio: 2)
+    withExtendedLifetime((small, large)) {}
+  }
+}
+
+/// A screen showing one cached value, for the focus-return rows.
+@MainActor
+final class FocusScreen {
+  @Loadable var number: LoadableState<Int>
+}
+
+/// Counts the focus-return rows' fetches (their blocks) and writes (an observer on each state).
+@MainActor
+final class FocusProbe {
+  var fetches = 0
+  var writes = 0
+  /// The last answer of each screen's block, by the screen's id.
+  private var answers: [Int: Int] = [:]
+  /// The writes counted up to the end of the last wait.
+  private var waited = 0
+
+  /// A block's fetch: counted, answered at once with a value no earlier fetch answered.
+  func fetch(_ id: Int) -> Int {
+    fetches += 1
+    answers[id] = fetches
+    return fetches
+  }
+
+  /// Yields until `screen` shows its block's last answer (a set-up load's background refetch has written it).
+  func settle(_ screen: FocusScreen, _ id: Int) async {
+    var yields = 0
+    while answers[id].map({ screen.number != .loaded($0) }) ?? true {
+      yields += 1
+      precondition(yields < 1_000_000, "a set-up load did not refetch")
+      await Task.yield()
+    }
+  }
+
+  /// The writes seen so far are the set-up's: waits count from here.
+  func startCounting() { waited = writes }
+
+  /// Yields until `count` more writes than at the last wait's end have been seen; stops the run if they never come.
+  func wait(forWrites count: Int) async {
+    let target = waited + count
+    var yields = 0
+    while writes < target {
+      yields += 1
+      precondition(yields < 1_000_000, "a focus return did not refetch its \(count) bound entries")
+      await Task.yield()
+    }
+    waited = target
   }
 }
