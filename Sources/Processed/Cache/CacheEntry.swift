@@ -32,6 +32,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline @exclusivity(unchecked) var callers: CallerFetch<Value>?
   /// Whether the fetch in flight was started by those callers (its block answers them when the entry leaves).
   @usableFromInline @exclusivity(unchecked) var ownsFetch = false
+  /// For a persisted key's entry: its record's name and codec, and its restore (see `CacheStore+Restore.swift`).
+  @usableFromInline @exclusivity(unchecked) var persisted: EntryPersistence<Value>?
   /// Revalidation and polling (see `CacheEntry+Revalidation.swift`); `nil` until needed.
   @usableFromInline @exclusivity(unchecked) var revalidation: EntryRevalidation?
   /// Whether the entry has fetched (then a binding call no longer replaces `block`).
@@ -308,13 +310,16 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   }
 
   /// Writes `newValue` (fresh from now) and `.loaded(newValue)` to every bound state.
+  /// `base`: the value to store for a persisted key when `newValue` has mutations' updates applied (a `set` while the
+  /// key's mutations run); an optimistic value is never stored.
   @inlinable
-  func write(_ newValue: Value) {
+  func write(_ newValue: Value, base: Value? = nil) {
     value = newValue
     version &+= 1
     recipe?.lastError = nil
     writtenAt = clock.now()
     invalidated = false
+    if let persisted { store(base ?? newValue, as: persisted) }
     deliverToBindings(.loaded(newValue))
     if callers != nil {
       endCallers(.success(newValue))

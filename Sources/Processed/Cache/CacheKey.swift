@@ -24,6 +24,8 @@
 public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvertible {
   /// The components, in order; never empty.
   @usableFromInline let storage: CacheKeyParts
+  /// How a persisted key (``persisted()``) is stored; `nil` for a key that is not. Equality and hashing ignore it.
+  @usableFromInline var persistence: KeyPersistence<Value>?
 
   /// Creates a key of one component.
   ///
@@ -90,6 +92,18 @@ public struct CacheKey<Value: Sendable>: Hashable, Sendable, CustomStringConvert
 
   /// The key with its `Value` type as data, for a dictionary holding keys of every type.
   @inlinable var erased: AnyCacheKey { AnyCacheKey(valueType: Value.self, storage: storage.components) }
+
+  /// Equal when the components are equal, in order; persistence is ignored.
+  @inlinable
+  public static func == (lhs: Self, rhs: Self) -> Bool {
+    lhs.storage == rhs.storage
+  }
+
+  /// Hashes the components; persistence is ignored.
+  @inlinable
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(storage)
+  }
 }
 
 /// A ``CacheKey`` of any `Value` type: the type's identity and the components.

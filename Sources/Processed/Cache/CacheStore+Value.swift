@@ -5,6 +5,10 @@ extension CacheStore {
     for key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V {
     try Task.checkCancellation()
+    if key.persistence != nil, needsRestore(key) {
+      await restore(key)
+      try Task.checkCancellation()
+    }
     let entry = makeEntry(for: key)
     let staleTime = options?.staleTime ?? self.staleTime
     if let value = entry.value {

@@ -44,11 +44,18 @@ final class CacheStore: Sendable {
   /// Resumed after the collector's next pass (see ``nextCollection()``).
   @MainActor @exclusivity(unchecked) var collectionWaiters: [CheckedContinuation<Void, Never>] = []
 
-  init(staleTime: Duration, gcTime: Duration, revalidationThrottle: Duration, clock: CacheClock) {
+  /// The cache's storage side, when it was given a ``CacheStorage``.
+  @usableFromInline let persistence: CachePersistence?
+
+  init(
+    staleTime: Duration, gcTime: Duration, revalidationThrottle: Duration, clock: CacheClock,
+    persistence: CachePersistence? = nil
+  ) {
     self.staleTime = staleTime
     self.gcTime = gcTime
     self.revalidationThrottle = revalidationThrottle
     self.clock = clock
+    self.persistence = persistence
   }
 
   /// Its cache went: every entry is removed as by `removeAll()` (their fetches never write, their states are unbound
@@ -57,8 +64,10 @@ final class CacheStore: Sendable {
   @MainActor
   func close() {
     isClosed = true
-    removeAll()
+    // Releasing a cache never deletes records: entries are dropped without touching the storage.
+    dropAll()
     networkWaiters.close()
+    persistence?.close()
     collector?.cancel()
     collector = nil
   }
@@ -74,7 +83,11 @@ final class CacheStore: Sendable {
   func set<V>(_ value: V, for key: CacheKey<V>) {
     let entry = makeEntry(for: key)
     entry.cancelLoad()
-    entry.write(hasMutations ? rebased(value, for: entry.key) : value)
+    if hasMutations {
+      entry.write(rebased(value, for: entry.key), base: value)
+    } else {
+      entry.write(value)
+    }
     entry.noteIfIdle(written: true)
   }
 
@@ -102,7 +115,9 @@ final class CacheStore: Sendable {
   @MainActor
   @inlinable
   func remove<V>(_ key: CacheKey<V>) {
-    guard let entry = take(erased(key)) else { return }
+    let erased = erased(key)
+    if persistence != nil { removeRecord(of: key, erased) }
+    guard let entry = take(erased) else { return }
     // The erased key holds `V`'s identity, so the entry stored for it is a `CacheEntry<V>`: dropped specialized.
     unsafeDowncast(entry, to: CacheEntry<V>.self).dropEntry()
   }
@@ -128,9 +143,16 @@ final class CacheStore: Sendable {
     return entries.removeValue(forKey: erased)
   }
 
-  /// ``LoadCache/removeAll()``.
+  /// ``LoadCache/removeAll()``: the entries and every record of the storage.
   @MainActor
   func removeAll() {
+    persistence?.removeAll()
+    dropAll()
+  }
+
+  /// Drops every entry, leaving the storage as it is.
+  @MainActor
+  func dropAll() {
     let dropped = Array(entries.values)
     entries.removeAll()
     for log in mutations.values { log.isDetached = true }
@@ -174,9 +196,14 @@ final class CacheStore: Sendable {
   func makeEntry<V>(for key: CacheKey<V>) -> CacheEntry<V> {
     // Erased once: the entry, the table and the key index share its components.
     let erased = erased(key)
-    if let entry = entry(for: erased, of: V.self) { return entry }
+    if let entry = entry(for: erased, of: V.self) {
+      if let persistence = key.persistence, entry.persisted == nil { adopt(persistence, by: entry, restoring: false) }
+      return entry
+    }
     let entry = CacheEntry<V>(key: erased, store: self)
     insert(entry)
+    // The first load of a persisted key with no entry in memory reads its record.
+    if let persistence = key.persistence { adopt(persistence, by: entry, restoring: true) }
     return entry
   }
 

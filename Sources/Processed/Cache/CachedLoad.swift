@@ -57,8 +57,8 @@ enum CachedLoad {
     let call = Call(
       binding, key, cache, silently: silently, options: options, refreshing: refreshing, block: block)
     if let join = joinRunning(call, priority: priority) { return join }
-    if call.debounce != nil {
-      return binding.startLoad(debouncedPlan(call), silently: true, options: debounceOptions(call), priority: priority)
+    if call.debounce != nil || restores(call) {
+      return binding.startLoad(deferredPlan(call), silently: true, options: debounceOptions(call), priority: priority)
         .task
     }
     guard let (entry, silently) = bindNow(call) else { return KeyPathTargetEnded.task }
@@ -80,8 +80,8 @@ enum CachedLoad {
       await AwaitedLoad(task: join, forwardsCancellation: true).wait()
       return
     }
-    if call.debounce != nil {
-      await binding.startAwaitedLoad(debouncedPlan(call), silently: true, options: debounceOptions(call)).load.wait()
+    if call.debounce != nil || restores(call) {
+      await binding.startAwaitedLoad(deferredPlan(call), silently: true, options: debounceOptions(call)).load.wait()
       return
     }
     guard let (entry, silently) = bindNow(call) else { return }
@@ -146,12 +146,24 @@ enum CachedLoad {
     LoadOptions(debounce: call.debounce, clock: call.given?.clock ?? call.declared?.options.clock ?? ContinuousClock())
   }
 
-  /// A debounced call's load of the state: once the debounce is over (and the load is still current), it binds and
-  /// acts as an immediate call would, writing through `yield`, and then waits for the entry's fetch.
+  /// Whether the call waits for its key's record first (a persisted key whose entry is not in memory, or reads it).
   @inlinable
-  static func debouncedPlan<Value>(_ call: Call<Value>) -> LoadPlan<LoadableState<Value>> {
+  static func restores<Value>(_ call: Call<Value>) -> Bool {
+    call.key.persistence != nil && call.cache.store.needsRestore(call.key)
+  }
+
+  /// The load of the state for a call that cannot act at once — debounced, or waiting for its key's record: once the
+  /// debounce is over and the record read (and the load is still current), it binds and acts as an immediate call
+  /// would, writing through `yield`, and then waits for the entry's fetch. Nothing is written before.
+  @inlinable
+  static func deferredPlan<Value>(_ call: Call<Value>) -> LoadPlan<LoadableState<Value>> {
     .load(yielding: { yield in
-      guard let id = LoadContext.binding.get()?.id, let (entry, value, fresh) = bind(call) else { return }
+      guard let id = LoadContext.binding.get()?.id else { return }
+      if call.key.persistence != nil {
+        await call.cache.store.restore(call.key)
+        guard !Task.isCancelled else { return }
+      }
+      guard let (entry, value, fresh) = bind(call) else { return }
       if let value {
         yield(.loaded(value))
         if fresh { return }

@@ -48,15 +48,47 @@ public final class LoadCache: Sendable {
   ///   - gcTime: How long an entry that no state is bound to, and that is not fetching, is kept. Default: 5 minutes.
   ///   - revalidationThrottle: At most one refetch per entry in this window when focus or the network returns
   ///     (``setFocused(_:)``, ``setOnline(_:)``). Default: 5 seconds.
-  ///   - clock: The clock staleness, garbage collection, the throttle and polling are measured on.
+  ///   - storage: Where the values of persisted keys (``CacheKey/persisted()``) are kept between launches; `nil` (the
+  ///     default): nothing is kept. See <doc:PersistingTheCache>.
+  ///   - clock: The clock staleness, garbage collection, the throttle, polling and the storage's write interval are
+  ///     measured on.
   public init(
     staleTime: Duration = .zero, gcTime: Duration = .seconds(300), revalidationThrottle: Duration = .seconds(5),
-    clock: any Clock<Duration> = ContinuousClock()
+    storage: (any CacheStorage)? = nil, clock: any Clock<Duration> = ContinuousClock()
   ) {
     self.staleTime = staleTime
-    self.clock = CacheClock(clock)
+    let cacheClock = CacheClock(clock)
+    self.clock = cacheClock
+    let (events, continuation) = AsyncStream.makeStream(of: StorageEvent.self, bufferingPolicy: .unbounded)
+    storageEvents = events
+    let persistence = storage.map { CachePersistence(storage: $0, events: continuation, clock: cacheClock) }
+    if persistence == nil { continuation.finish() }
     store = CacheStore(
-      staleTime: staleTime, gcTime: gcTime, revalidationThrottle: revalidationThrottle, clock: self.clock)
+      staleTime: staleTime, gcTime: gcTime, revalidationThrottle: revalidationThrottle, clock: cacheClock,
+      persistence: persistence)
+  }
+
+  /// What happened between the cache and its storage — records restored, dropped as unreadable, writes that failed —
+  /// in order, buffered for one consumer. It ends after the cache is released and its last writes are done; a cache
+  /// without storage has an empty stream.
+  ///
+  /// ```swift
+  /// Task {
+  ///   for await event in cache.storageEvents { log.info("storage: \(event)") }
+  /// }
+  /// ```
+  public let storageEvents: AsyncStream<StorageEvent>
+
+  /// Performs every pending storage write now and returns when the storage has every write and removal asked for so
+  /// far. Call it when the app goes to the background. Callable from any isolation.
+  ///
+  /// ```swift
+  /// .onChange(of: scenePhase) { _, phase in
+  ///   if phase == .background { Task { await cache.flush() } }
+  /// }
+  /// ```
+  public func flush() async {
+    await store.flush()
   }
 
   /// A cache may go on any thread: its store is closed on the main actor (its entries removed as by `removeAll()`,
