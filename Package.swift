@@ -9,15 +9,20 @@ let package = Package(
   products: [
     .library(name: "Processed", targets: ["Processed"]),
     .library(name: "ProcessedTesting", targets: ["ProcessedTesting"]),
+    .library(name: "ProcessedStorage", targets: ["ProcessedStorage"]),
   ],
   targets: [
     .target(name: "CProcessedAtomics"),
     .target(name: "Processed", dependencies: ["CProcessedAtomics"], exclude: ["Unsafe/README.md"]),
     .target(name: "ProcessedTesting", dependencies: ["Processed"]),
+    .target(name: "ProcessedStorage", dependencies: ["Processed"]),
     .testTarget(name: "ProcessedTests", dependencies: ["Processed", "ProcessedTesting"]),
+    .testTarget(name: "ProcessedStorageTests", dependencies: ["ProcessedStorage", "Processed", "ProcessedTesting"]),
     .executableTarget(name: "Demo", dependencies: ["Processed"], path: "Playgrounds/Demo"),
     .executableTarget(name: "Stories", dependencies: ["Processed"], path: "Playgrounds/Stories"),
     .executableTarget(name: "Requests", dependencies: ["Processed"], path: "Playgrounds/Requests"),
+    .executableTarget(
+      name: "Persistence", dependencies: ["Processed", "ProcessedStorage"], path: "Playgrounds/Persistence"),
   ],
   swiftLanguageModes: [.v6]
 )

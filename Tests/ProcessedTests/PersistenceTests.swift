@@ -45,11 +45,12 @@ import Testing
     #expect(
       CacheKey<Int>("u", UInt64(5)).persisted().storageName == CacheKey<Int>("u", Int64(5)).persisted().storageName)
     // Unequal keys, different names — also where a naive join would collide.
-    let names = [
-      CacheKey<Int>("a|b").persisted(), CacheKey<Int>("a", "b").persisted(), CacheKey<Int>("a", "|b").persisted(),
-      CacheKey<Int>("1").persisted(), CacheKey<Int>(1).persisted(), CacheKey<Int>(true).persisted(),
-      CacheKey<Int>("a:b").persisted(),
-    ].map(\.storageName) + [CacheKey<String>(1).persisted().storageName]
+    let names =
+      [
+        CacheKey<Int>("a|b").persisted(), CacheKey<Int>("a", "b").persisted(), CacheKey<Int>("a", "|b").persisted(),
+        CacheKey<Int>("1").persisted(), CacheKey<Int>(1).persisted(), CacheKey<Int>(true).persisted(),
+        CacheKey<Int>("a:b").persisted(),
+      ].map(\.storageName) + [CacheKey<String>(1).persisted().storageName]
     #expect(Set(names).count == names.count)
     #expect(CacheKey<Int>("x").persisted(name: "mine").storageName == "mine")
   }
