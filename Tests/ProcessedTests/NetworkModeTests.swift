@@ -290,6 +290,29 @@ import Testing
     #expect(states.values.prefix(3) == [.loaded(11), .loaded(13), .loaded(16)])
   }
 
+  @Test func pausedMutationsDoNotWaitForEachOther() async throws {
+    let cache = LoadCache(clock: clock)
+    cache.set(0, for: key("a"))
+    cache.setOnline(false)
+    let gate = Gate()
+    var started: [Int] = []
+    let tasks = (1...2).map { step in
+      Task {
+        try await cache.mutate(key("a"), optimistic: { $0 += step }) {
+          started.append(step)
+          await gate.wait()
+        }
+      }
+    }
+    for _ in 0..<1_000 where cache.value(for: key("a")) != 3 { await Task.yield() }
+    #expect(cache.value(for: key("a")) == 3 && started.isEmpty)
+    cache.setOnline(true)
+    await gate.untilWaiting(2)  // the second runs while the first's operation is still under way
+    #expect(started == [1, 2])
+    gate.open()
+    for task in tasks { try await task.value(timeLimit: .seconds(30)) }
+  }
+
   @Test func aCancelledPausedMutationIsUndoneAndNeverRuns() async throws {
     let cache = LoadCache(clock: clock)
     let screen = Screen()
