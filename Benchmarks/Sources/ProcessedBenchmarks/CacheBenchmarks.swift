@@ -1,6 +1,7 @@
 // What the shared cache (`LoadCache`) costs: a fresh hit against the usual boilerplate and against the floor a
 // careful engineer would write, a miss cycle against an uncached load cycle, the heap bytes of an entry, and
-// `invalidate(prefix:)` and a focus return in a large cache against a small one.
+// `invalidate(prefix:)` and a focus return in a large cache against a small one; then `value(for:)` from a task off
+// the main actor (`ValueBenchmarks.swift`).
 import HandWritten
 import Processed
 
@@ -12,6 +13,7 @@ extension ProcessedBenchmarks {
     cacheMemory()
     await prefixInvalidation()
     await focusReturns()
+    await valueBenchmarks()
   }
 
   /// `$x.load(key, in: cache) { … }` on a fresh value with one observer on the state, Task form (a fresh hit returns
