@@ -50,3 +50,6 @@ public struct Pages<Item: Sendable, Cursor: Sendable>: Sendable {
 
 extension Pages: Equatable where Item: Equatable, Cursor: Equatable {}
 extension Pages: Hashable where Item: Hashable, Cursor: Hashable {}
+/// A paged list of `Codable` items can be kept between launches (``CacheKey/persisted()``). A restored list shows the
+/// pages that were stored; its refetch loads the first page again (how the later pages were fetched is not stored).
+extension Pages: Codable where Item: Codable, Cursor: Codable {}
