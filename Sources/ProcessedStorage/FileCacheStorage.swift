@@ -1,7 +1,7 @@
 import Foundation
 public import Processed
 
-/// A ``CacheStorage`` that keeps each record in its own JSON file in a directory, for a `LoadCache`'s persisted keys.
+/// A `CacheStorage` that keeps each record in its own JSON file in a directory, for a `LoadCache`'s persisted keys.
 ///
 /// ```swift
 /// let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]

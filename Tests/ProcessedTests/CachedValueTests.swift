@@ -189,6 +189,52 @@ import Testing
     #expect(screen.number == .loaded(3))
   }
 
+  // MARK: Fresh hits off the main actor
+
+  /// `value(for:)` from a task off the main actor, while the main actor is blocked: only a hit that needs no hop returns.
+  nonisolated static func readWhileTheMainActorIsBlocked(
+    _ cache: LoadCache, _ key: CacheKey<Int>
+  ) -> Int? {
+    let result = LockedBox<(done: Bool, value: Int?)>((false, nil))
+    let point = WaitPoint()
+    Task.detached {
+      let value = try? await cache.value(for: key) { -1 }
+      result.withLock { $0 = (true, value) }
+      point.wakeAll()
+    }
+    // Blocks the calling (main) thread for up to 5 s: a call that needs the main actor cannot return meanwhile.
+    let deadline = ContinuousClock.now + .seconds(5)
+    point.wait(while: { !result.withLock { $0.done } && ContinuousClock.now < deadline })
+    return result.withLock { $0.value }
+  }
+
+  @Test func aFreshHitOfAKeyReadBeforeNeedsNoHop() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    let key = CacheKey<Int>("user", 1)
+    #expect(try await cache.value(for: key) { 7 } == 7)  // read once: published
+    #expect(Self.readWhileTheMainActorIsBlocked(cache, key) == 7)
+  }
+
+  @Test func offTheMainActorAReadSeesEveryChangeMadeBeforeIt() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    let key = CacheKey<Int>("user", 1)
+    func read(_ fetched: Int) async throws -> Int {
+      try await Task.detached { try await cache.value(for: key) { fetched } }.value
+    }
+    #expect(try await read(1) == 1)
+    cache.set(2, for: key)
+    #expect(try await read(-1) == 2)
+    let shown = try await cache.mutate(key, optimistic: { $0 += 10 }) { try await read(-1) }
+    #expect(shown == 12)  // the shown value, as on the main actor
+    for _ in 0..<100 where cache.value(for: key) == 12 { await Task.yield() }  // the end-of-mutation refetch
+    cache.remove(key)
+    #expect(try await read(3) == 3)  // removed: a miss, fetched
+    cache.invalidate(key)
+    #expect(try await read(4) == 3)  // invalidated: stale, returned and refreshed in the background
+    cache.removeAll()
+    #expect(try await read(5) == 5)
+  }
+
   /// Polls `condition` (yielding) until it holds; fails after a safety limit of yields.
   func until(_ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     for _ in 0..<100_000 {

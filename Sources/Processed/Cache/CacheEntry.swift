@@ -19,7 +19,16 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline @exclusivity(unchecked) var value: Value?
   /// When the value was written, on the cache's clock (an offset from its origin).
   @usableFromInline @exclusivity(unchecked) var writtenAt: Duration = .zero
+  // The flags sit together: a class's fields are laid out in order, so each flag between two words would take a word.
   @usableFromInline @exclusivity(unchecked) var invalidated = false
+  /// Whether the entry has fetched (then a binding call no longer replaces `block`).
+  @usableFromInline @exclusivity(unchecked) var hasFetched = false
+  /// Whether the fetch in flight was started by the callers of `value(for:options:fetch:)` (its block answers them when
+  /// the entry leaves).
+  @usableFromInline @exclusivity(unchecked) var ownsFetch = false
+  /// Whether `value(for:options:fetch:)` has read the entry: its value is then also published for callers off the
+  /// main actor (see `CacheStore+Published.swift`).
+  @usableFromInline @exclusivity(unchecked) var isPublished = false
   /// Counts the writes of ``value`` (a fetch, `set`, a mutation's shown value): a bound state written at the current
   /// version shows the value (see ``CacheBinding/shownVersion``).
   @usableFromInline @exclusivity(unchecked) var version: UInt64 = 1
@@ -30,14 +39,10 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline @exclusivity(unchecked) var pageRefill: PageRefill<Value>?
   /// The callers of `value(for:options:fetch:)` waiting for the fetch in flight; `nil` when none waits.
   @usableFromInline @exclusivity(unchecked) var callers: CallerFetch<Value>?
-  /// Whether the fetch in flight was started by those callers (its block answers them when the entry leaves).
-  @usableFromInline @exclusivity(unchecked) var ownsFetch = false
   /// For a persisted key's entry: its record's name and codec, and its restore (see `CacheStore+Restore.swift`).
   @usableFromInline @exclusivity(unchecked) var persisted: EntryPersistence<Value>?
   /// Revalidation and polling (see `CacheEntry+Revalidation.swift`); `nil` until needed.
   @usableFromInline @exclusivity(unchecked) var revalidation: EntryRevalidation?
-  /// Whether the entry has fetched (then a binding call no longer replaces `block`).
-  @usableFromInline @exclusivity(unchecked) var hasFetched = false
   /// The bound states, in the order they were bound.
   @usableFromInline @exclusivity(unchecked) var bindings: [CacheBinding<Value>] = []
   /// The block of the last fetch, or of the last call that bound a state before any fetch (what `invalidate` runs).
@@ -270,6 +275,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline
   override func invalidate() {
     invalidated = true
+    if isPublished { publishValue() }
     // Callers waiting in `value(for:fetch:)` count as bound: their fetch starts again.
     let callersWait = callers?.hasWaiters == true
     guard !bindings.isEmpty || callersWait else { return }
@@ -319,6 +325,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     recipe?.lastError = nil
     writtenAt = clock.now()
     invalidated = false
+    if isPublished { publishValue() }
     if let persisted { store(base ?? newValue, as: persisted) }
     deliverToBindings(.loaded(newValue))
     if callers != nil {
@@ -332,6 +339,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   func show(_ newValue: Value) {
     value = newValue
     version &+= 1
+    if isPublished { publishValue() }
     deliverToBindings(.loaded(newValue), endingWaits: false)
   }
 

@@ -81,6 +81,7 @@ extension CacheEntry {
     version &+= 1
     writtenAt = clock.now()
     invalidated = true
+    if isPublished { publishValue() }
     deliverToBindings(.loaded(newValue), endingWaits: false)
     noteIfIdle(written: true)
   }

@@ -10,6 +10,7 @@ extension CacheStore {
       try Task.checkCancellation()
     }
     let entry = makeEntry(for: key)
+    startPublishing(entry)
     let staleTime = options?.staleTime ?? self.staleTime
     if let value = entry.value {
       if entry.isFresh(staleTime: staleTime) { return value }

@@ -44,6 +44,10 @@ final class CacheStore: Sendable {
   /// Resumed after the collector's next pass (see ``nextCollection()``).
   @MainActor @exclusivity(unchecked) var collectionWaiters: [CheckedContinuation<Void, Never>] = []
 
+  /// The values `value(for:options:fetch:)` reads off the main actor (see `CacheStore+Published.swift`), and whether
+  /// any entry was ever published (a cache that never serves `value(for:)` never takes the lock).
+  @usableFromInline let published = LockedBox([AnyCacheKey: PublishedValue]())
+  @MainActor var hasPublished = false
   /// The cache's storage side, when it was given a ``CacheStorage``.
   @usableFromInline let persistence: CachePersistence?
 
@@ -140,6 +144,7 @@ final class CacheStore: Sendable {
   @usableFromInline @MainActor
   func take(_ erased: AnyCacheKey) -> AnyCacheEntry? {
     if !mutations.isEmpty { mutations.removeValue(forKey: erased)?.isDetached = true }
+    unpublish(erased)
     return entries.removeValue(forKey: erased)
   }
 
@@ -155,6 +160,7 @@ final class CacheStore: Sendable {
   func dropAll() {
     let dropped = Array(entries.values)
     entries.removeAll()
+    unpublishAll()
     for log in mutations.values { log.isDetached = true }
     mutations.removeAll()
     collectable.removeAll()
@@ -235,6 +241,7 @@ final class CacheStore: Sendable {
     guard entries[entry.key] === entry else { return }
     if !holdsSomething {
       entries[entry.key] = nil
+      unpublish(entry.key)
       return
     }
     if entry.idleStamp != 0, !written { return }
@@ -300,6 +307,7 @@ final class CacheStore: Sendable {
         }
       } else if entry.idleStamp == item.stamp, entry.isIdle {
         entries[item.key] = nil
+        unpublish(item.key)
       }
     }
     if collectableHead > 64, collectableHead * 2 > collectable.count {

@@ -19,8 +19,9 @@ extension LoadCache {
   /// ``invalidate(_:)`` restarted (waiting callers count as bound for it); after ``remove(_:)`` or ``removeAll()``,
   /// its own fetch's answer, which is not stored. The fetch runs with the options of the call that started it.
   ///
-  /// > Note: The cache's entries live on the main actor: a call from elsewhere hops there to read them (the fetch
-  /// > itself runs where `fetch` runs).
+  /// > Note: The cache's entries live on the main actor. A fresh hit of a key this method has read before returns
+  /// > without leaving the caller's thread; anything else hops to the main actor (the fetch itself runs where `fetch`
+  /// > runs).
   ///
   /// - Parameters:
   ///   - key: The entry's key.
@@ -30,6 +31,11 @@ extension LoadCache {
   public func value<V>(
     for key: CacheKey<V>, options: LoadOptions? = nil, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V {
-    try await store.value(for: key, options: options, fetch: fetch)
+    try Task.checkCancellation()
+    // A fresh hit of a key this method read before, without a hop (see `CacheStore+Published.swift`).
+    if let value = store.publishedFreshValue(for: key, staleTime: options?.staleTime ?? store.staleTime) {
+      return value
+    }
+    return try await store.value(for: key, options: options, fetch: fetch)
   }
 }

@@ -1,0 +1,67 @@
+/// A fresh `value(for:options:fetch:)` hit without a hop to the main actor.
+///
+/// The entries live on the main actor; a caller elsewhere would hop there and back for every hit (measured: about 70×
+/// a `Mutex` lookup). So an entry that `value(for:options:fetch:)` has read (`isPublished`) also keeps its value, write
+/// time and invalidation in the store's `published` table, under a lock. Invariant: the table changes on the main actor
+/// in the same turn as the entry — every write, shown value, restore and invalidation of a published entry updates its
+/// row, and an entry leaving the cache (remove, `removeAll`, collection, release) loses its row — so a read of the
+/// table is ordered with the cache's other methods as if it ran on the main actor at that moment.
+extension CacheStore {
+  /// The value of `key` when it is published and fresh for `staleTime`; `nil` otherwise (the caller then hops to the
+  /// main actor). Callable from any thread.
+  @inlinable
+  func publishedFreshValue<V>(for key: CacheKey<V>, staleTime: Duration) -> V? {
+    let erased = key.erased
+    guard let row = published.withLock({ $0[erased] }), !row.invalidated, clock.now() - row.writtenAt < staleTime
+    else { return nil }
+    return row.value as? V
+  }
+
+  /// `value(for:options:fetch:)` read `entry` on the main actor: from now on its changes are published.
+  @MainActor
+  func startPublishing<V>(_ entry: CacheEntry<V>) {
+    guard !entry.isPublished else { return }
+    entry.isPublished = true
+    hasPublished = true
+    entry.publishValue()
+  }
+
+  /// `key`'s entry left the cache: its row goes.
+  @usableFromInline @MainActor
+  func unpublish(_ key: AnyCacheKey) {
+    guard hasPublished else { return }
+    _ = published.withLock { $0.removeValue(forKey: key) }
+  }
+
+  /// Every entry left the cache.
+  @MainActor
+  func unpublishAll() {
+    guard hasPublished else { return }
+    published.withLock { $0.removeAll() }
+  }
+}
+
+extension CacheEntry {
+  /// The entry's value, write time and invalidation, as the published table shows them (a published entry, after each
+  /// change).
+  @usableFromInline
+  func publishValue() {
+    let row = value.map { PublishedValue(value: $0, writtenAt: writtenAt, invalidated: invalidated) }
+    store.published.withLock { $0[key] = row }
+  }
+}
+
+/// A published entry's value as `value(for:options:fetch:)` reads it off the main actor.
+@usableFromInline
+struct PublishedValue: Sendable {
+  @usableFromInline let value: any Sendable
+  @usableFromInline let writtenAt: Duration
+  @usableFromInline let invalidated: Bool
+
+  @usableFromInline
+  init(value: any Sendable, writtenAt: Duration, invalidated: Bool) {
+    self.value = value
+    self.writtenAt = writtenAt
+    self.invalidated = invalidated
+  }
+}
