@@ -221,15 +221,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     if options != nil || recipe?.options != nil { madeRecipe.options = options }
     let wasPaused = isPaused
     let plan = gated(.load(returning: block), options: options)
-    if var fetchOptions = options {
-      // Debounce and overlap act on the calling state, before the call reaches the cache; calm presentation on the
-      // states that wait for the fetch, whose screens it is about.
-      fetchOptions.debounce = nil
-      fetchOptions.overlap = .cancelRunning
-      fetchOptions.loadingDelay = nil
-      fetchOptions.minimumLoadingTime = nil
-      fetchOptions.cancellation = .keepState
-      start(plan, silently: true, options: fetchOptions, priority: priority)
+    if let options {
+      start(plan, silently: true, options: options.forFetch, priority: priority)
     } else {
       // No options: a plain fetch (an entry declares none), with no options copied on the way.
       start(plan, silently: true, priority: priority)

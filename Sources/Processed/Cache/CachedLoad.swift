@@ -134,10 +134,7 @@ enum CachedLoad {
   /// load (the call and the declaration give no options).
   @inlinable
   static func presentation<Value>(_ call: Call<Value>) -> LoadOptions? {
-    guard let options = call.givenOrDeclared else { return nil }
-    return LoadOptions(
-      loadingDelay: options.loadingDelay, minimumLoadingTime: options.minimumLoadingTime,
-      cancellation: options.cancellation, clock: options.clock)
+    call.givenOrDeclared?.forScreen
   }
 
   /// The state's own options for a debounced call: the debounce on the options' clock; the rest is the fetch's.

@@ -42,13 +42,7 @@ enum PageLoad {
   /// overlap and calm presentation).
   @usableFromInline
   static func options(_ given: LoadOptions?, declared: LoadOptions.Resolved?) -> LoadOptions? {
-    guard var options = given ?? declared?.options else { return nil }
-    options.debounce = nil
-    options.overlap = .cancelRunning
-    options.loadingDelay = nil
-    options.minimumLoadingTime = nil
-    options.cancellation = .keepState
-    return options
+    (given ?? declared?.options)?.forFetch
   }
 }
 
