@@ -27,6 +27,8 @@ let package = Package(
       dependencies: [
         "HandWritten",
         .product(name: "Processed", package: "Processed"),
+        .product(name: "ProcessedStorage", package: "Processed"),
+        .product(name: "ProcessedTesting", package: "Processed"),
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
       ],

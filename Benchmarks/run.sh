@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the benchmarks in release mode and runs them pinned to one CPU, with the malloc interposer preloaded so
 # that allocations are counted.
-# Usage: Benchmarks/run.sh [--rounds N] [--only write|observe|yield|cycles|backtoback|policies|memory|cache|isolated]
+# Usage: Benchmarks/run.sh [--rounds N] [--only write|observe|yield|cycles|backtoback|policies|memory|cache|isolated|storage]
 # BENCH_SCRATCH_PATH=DIR builds in DIR (e.g. .build-bench, beside another build of the package); default: .build.
 set -euo pipefail
 cd "$(dirname "$0")"

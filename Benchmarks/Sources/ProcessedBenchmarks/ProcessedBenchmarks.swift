@@ -31,6 +31,7 @@ struct ProcessedBenchmarks {
     if runs("memory") { memory() }
     if runs("cache") { await cacheBenchmarks() }
     if runs("isolated") { await isolatedLoadCycles() }
+    if runs("storage") { await storageBenchmarks() }
     Bench.printMarkdown()
   }
 
