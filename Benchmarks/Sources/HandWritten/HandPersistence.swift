@@ -10,11 +10,17 @@ import Foundation
 
 /// A small post, the payload of the read rows: a feed is `[Post]`.
 public struct Post: Codable, Sendable, Equatable {
+  /// The post's number.
   public var id: Int
+  /// Who wrote it.
   public var author: String
+  /// Its title.
   public var title: String
+  /// Its text.
   public var body: String
+  /// How many liked it.
   public var likes: Int
+  /// When it was published, in seconds since 1970.
   public var published: Double
 
   /// Post number `id` of a sample feed, with a short title and a sentence of body.
@@ -31,9 +37,13 @@ public struct Post: Codable, Sendable, Equatable {
 
 /// The record a ``FileCacheStorage`` file holds, written by hand: `{"name", "value", "version", "written"}`.
 public struct HandRecordEnvelope<Value: Codable & Sendable>: Codable, Sendable {
+  /// The record's name.
   public var name: String
+  /// The stored value.
   public var value: Value
+  /// The storage's version when it was written.
   public var version: String
+  /// When it was written, in seconds since 1970.
   public var written: Double
 }
 
@@ -41,9 +51,12 @@ public struct HandRecordEnvelope<Value: Codable & Sendable>: Codable, Sendable {
 /// envelope, and the checks a careful engineer makes (the name, the version, the age). An actor, as the storage is,
 /// so that a caller on the main actor makes the same hops to read through either.
 public actor HandRecordReader {
+  /// The version a record must have.
   public let version: String
+  /// How old a record may be, in seconds.
   public let maxAge: Double
 
+  /// A reader of records of `version`, at most `maxAge` seconds old.
   @inlinable
   public init(version: String = "1", maxAge: Double = 86_400) {
     self.version = version
@@ -75,6 +88,7 @@ public final class HandWholeCacheSnapshot {
   public let path: String
   @usableFromInline var writes = 0
 
+  /// A snapshot of `values`, written to `path`.
   @inlinable
   public init(values: [String: Int], path: String) {
     self.values = values

@@ -106,7 +106,8 @@ extension ProcessedBenchmarks {
     precondition(counter.count - writesBefore == simulated, "not one write per simulated second")
     let stored = try! await FileCacheStorage(directory: directory).read(Int.self, at: name)
     precondition(stored == cache.value(for: key), "the last value is not the one stored")
-    let whole = try! JSONDecoder().decode([String: Int].self, from: FileManager.default.contents(atPath: snapshot.path)!)
+    let snapshotData = FileManager.default.contents(atPath: snapshot.path)!
+    let whole = try! JSONDecoder().decode([String: Int].self, from: snapshotData)
     precondition(whole == snapshot.values && whole.count == entries, "the whole-cache file is not the cache")
 
     // Per simulated second (100 changes): ours as measured, the anchor's change ×100.
