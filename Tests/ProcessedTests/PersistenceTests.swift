@@ -264,6 +264,18 @@ import Testing
     #expect(await storage.writes == ["write \(name("a")) 1", "write \(name("b")) 10", "write \(name("a")) 3"])
   }
 
+  @Test func theWriterForgetsNamesOnceTheirIntervalIsOver() async throws {
+    let storage = MemoryStorage()
+    let cache = LoadCache(storage: storage, clock: clock)
+    for index in 0..<100 { cache.set(index, for: CacheKey<Int>("k", index).persisted()) }
+    await cache.flush()
+    #expect(cache.store.persistence?.recordCount == 100)  // each in its one-second interval
+    clock.advance(by: .seconds(1))
+    await cache.flush()  // waits for nothing that has ended, and forgets the idle names
+    #expect(cache.store.persistence?.recordCount == 0)
+    #expect(await storage.writes.count == 100)
+  }
+
   @Test func flushPerformsPendingWritesNow() async throws {
     let storage = MemoryStorage()
     let cache = LoadCache(storage: storage, clock: clock)

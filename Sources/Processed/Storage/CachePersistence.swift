@@ -15,8 +15,10 @@ final class CachePersistence {
     var pending: (@Sendable (any CacheStorage) async throws -> Void)?
     /// The timer that performs ``pending``.
     var timer: Task<Void, Never>?
-    /// The name's last storage operation: the next one waits for it.
+    /// The name's last storage operation while it runs: the next one waits for it. Cleared when it ends.
     var tail: Task<Void, Never>?
+    /// Which operation ``tail`` is.
+    var tailID: UInt64 = 0
   }
 
   static let writeInterval: Duration = .seconds(1)
@@ -27,12 +29,16 @@ final class CachePersistence {
   private var records: [String: Record] = [:]
   /// The last `removeAll`: every later operation waits for it.
   private var barrier: Task<Void, Never>?
+  private var lastOperationID: UInt64 = 0
 
   nonisolated init(storage: any CacheStorage, events: AsyncStream<StorageEvent>.Continuation, clock: CacheClock) {
     self.storage = storage
     self.events = events
     self.clock = clock
   }
+
+  /// How many names the table holds (names with a write pending, running, or in their interval).
+  var recordCount: Int { records.count }
 
   // MARK: Reading
 
@@ -140,6 +146,7 @@ final class CachePersistence {
     }
     let operations = records.values.compactMap(\.tail) + (barrier.map { [$0] } ?? [])
     for operation in operations { await operation.value }
+    for (name, record) in records { forgetIfIdle(name, record) }
   }
 
   /// The cache went: pending writes are performed (releasing a cache never loses a written value), and the events
@@ -173,13 +180,31 @@ final class CachePersistence {
   ) {
     let previous = record.tail ?? barrier
     let (storage, events) = (self.storage, self.events)
-    record.tail = Task.detached {
+    lastOperationID &+= 1
+    let id = lastOperationID
+    record.tailID = id
+    record.tail = Task.detached { [self] in
       await previous?.value
       do {
         try await operation(storage)
       } catch {
         events.yield(.writeFailed(name, error))
       }
+      await operationEnded(id, of: name)
     }
+  }
+
+  /// Operation `id` of `name` ended: the name keeps no finished task (so `flush` waits only for what runs), and a name
+  /// with nothing pending whose interval is over is forgotten (the table holds the names written in the last second).
+  private func operationEnded(_ id: UInt64, of name: String) {
+    guard let record = records[name], record.tailID == id else { return }
+    record.tail = nil
+    forgetIfIdle(name, record)
+  }
+
+  private func forgetIfIdle(_ name: String, _ record: Record) {
+    guard record.tail == nil, record.pending == nil, record.timer == nil else { return }
+    if let last = record.lastWrite, clock.now() - last < Self.writeInterval { return }
+    records[name] = nil
   }
 }
