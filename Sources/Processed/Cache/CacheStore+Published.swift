@@ -11,8 +11,10 @@ extension CacheStore {
   /// main actor). Callable from any thread.
   @inlinable
   func publishedFreshValue<V>(for key: CacheKey<V>, staleTime: Duration) -> V? {
-    let erased = key.erased
-    guard let row = published.withLock({ $0[erased] }), !row.invalidated, clock.now() - row.writtenAt < staleTime
+    // Keyed by the value type and the key's parts as the key holds them: a lookup builds no array.
+    let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
+    guard let row = self.published.withLock({ $0[published] }), !row.invalidated,
+      clock.now() - row.writtenAt < staleTime
     else { return nil }
     return row.value as? V
   }
@@ -30,7 +32,7 @@ extension CacheStore {
   @usableFromInline @MainActor
   func unpublish(_ key: AnyCacheKey) {
     guard hasPublished else { return }
-    _ = published.withLock { $0.removeValue(forKey: key) }
+    _ = published.withLock { $0.removeValue(forKey: PublishedKey(key)) }
   }
 
   /// Every entry left the cache.
@@ -47,7 +49,7 @@ extension CacheEntry {
   @usableFromInline
   func publishValue() {
     let row = value.map { PublishedValue(value: $0, writtenAt: writtenAt, invalidated: invalidated) }
-    store.published.withLock { $0[key] = row }
+    store.published.withLock { $0[PublishedKey(key)] = row }
   }
 }
 
@@ -63,5 +65,30 @@ struct PublishedValue: Sendable {
     self.value = value
     self.writtenAt = writtenAt
     self.invalidated = invalidated
+  }
+}
+
+/// A published entry's key: its value type and its components in the form a ``CacheKey`` holds them
+/// (``CacheKeyParts``), so that a caller's key is looked up without erasing it (which builds an array).
+@usableFromInline
+struct PublishedKey: Hashable, Sendable {
+  @usableFromInline let valueType: ObjectIdentifier
+  @usableFromInline let parts: CacheKeyParts
+
+  @inlinable
+  init(valueType: ObjectIdentifier, parts: CacheKeyParts) {
+    self.valueType = valueType
+    self.parts = parts
+  }
+
+  /// The key of a stored entry.
+  init(_ key: AnyCacheKey) {
+    valueType = key.valueType
+    let items = key.storage.items
+    switch items.count {
+    case 1: parts = .one(items[0])
+    case 2: parts = .two(items[0], items[1])
+    default: parts = .many(key.storage)
+    }
   }
 }

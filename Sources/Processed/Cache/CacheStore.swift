@@ -46,7 +46,7 @@ final class CacheStore: Sendable {
 
   /// The values `value(for:options:fetch:)` reads off the main actor (see `CacheStore+Published.swift`), and whether
   /// any entry was ever published (a cache that never serves `value(for:)` never takes the lock).
-  @usableFromInline let published = LockedBox([AnyCacheKey: PublishedValue]())
+  @usableFromInline let published = LockedBox([PublishedKey: PublishedValue]())
   @MainActor var hasPublished = false
   /// The cache's storage side, when it was given a ``CacheStorage``.
   @usableFromInline let persistence: CachePersistence?
