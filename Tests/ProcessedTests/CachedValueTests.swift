@@ -235,6 +235,50 @@ import Testing
     #expect(try await read(5) == 5)
   }
 
+  /// Many tasks read with `value(for:)` while others `set`, `invalidate` and `remove` the same keys: every read returns a
+  /// value that was written to its key (by a `set` or a fetch), and once the writers are done each key reads its last
+  /// write (run under the thread sanitizer by CI).
+  @Test func readersAndWritersFromManyTasksStayConsistent() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    let keys = (0..<8).map { CacheKey<Int>("item", $0) }
+    // A fetch answers -(key + 1); a set writes key * 1,000 + n.
+    let readers = (0..<32).map { reader in
+      Task.detached {
+        var seen: [(index: Int, value: Int)] = []
+        for call in 0..<200 {
+          let index = (reader + call) % keys.count
+          seen.append((index, try await cache.value(for: keys[index]) { -(index + 1) }))
+        }
+        return seen
+      }
+    }
+    let writers = (0..<4).map { writer in
+      Task.detached {
+        for step in 0..<100 {
+          let index = (writer * 3 + step) % keys.count
+          let key = keys[index]
+          switch step % 5 {
+          case 0: await MainActor.run { cache.invalidate(key) }
+          case 1: await MainActor.run { cache.remove(key) }
+          default: await MainActor.run { cache.set(index * 1_000 + step, for: key) }
+          }
+        }
+      }
+    }
+    for writer in writers { try await writer.value(timeLimit: .seconds(60)) }
+    for reader in readers {
+      for (index, value) in try await reader.value(timeLimit: .seconds(60)) {
+        // Its own key's fetch answer, or a value set to its own key.
+        #expect(value == -(index + 1) || (value / 1_000 == index && value % 1_000 < 100))
+      }
+    }
+    for (index, key) in keys.enumerated() {
+      cache.set(index * 1_000 + 999, for: key)
+      let read = try await Task.detached { try await cache.value(for: key) { -1 } }.value
+      #expect(read == index * 1_000 + 999)
+    }
+  }
+
   /// Polls `condition` (yielding) until it holds; fails after a safety limit of yields.
   func until(_ condition: () async -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
     for _ in 0..<100_000 {
