@@ -1,6 +1,6 @@
 extension CacheStore {
   /// ``LoadCache/value(for:options:fetch:)``, on the main actor, where the entries are.
-  @MainActor
+  @usableFromInline @MainActor
   func value<V>(
     for key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V {

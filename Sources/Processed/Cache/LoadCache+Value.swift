@@ -28,12 +28,13 @@ extension LoadCache {
   ///   - options: The fetch's options (retry, timeout, limiter, clock) and `staleTime`; `nil`: `.default`.
   ///   - fetch: Fetches the value, or throws.
   /// - Returns: The entry's value.
+  @inlinable
   public func value<V>(
     for key: CacheKey<V>, options: LoadOptions? = nil, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V {
     try Task.checkCancellation()
     // A fresh hit of a key this method read before, without a hop (see `CacheStore+Published.swift`).
-    if let value = store.publishedFreshValue(for: key, staleTime: options?.staleTime ?? store.staleTime) {
+    if let value = store.publishedFreshValue(for: key, staleTime: options?.staleTime ?? staleTime) {
       return value
     }
     return try await store.value(for: key, options: options, fetch: fetch)
