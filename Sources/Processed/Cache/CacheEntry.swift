@@ -32,17 +32,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Counts the writes of ``value`` (a fetch, `set`, a mutation's shown value): a bound state written at the current
   /// version shows the value (see ``CacheBinding/shownVersion``).
   @usableFromInline @exclusivity(unchecked) var version: UInt64 = 1
-  /// For a paged list (``Pages``): how many pages the value has after the first (its `loadMore`s), what the fetch in
-  /// flight will make it, and how to fetch them again (the last `loadMore`'s ``PageRefill``).
-  @usableFromInline @exclusivity(unchecked) var pagesAfterFirst = 0
-  @usableFromInline @exclusivity(unchecked) var pendingPagesAfterFirst = 0
-  @usableFromInline @exclusivity(unchecked) var pageRefill: PageRefill<Value>?
-  /// The callers of `value(for:options:fetch:)` waiting for the fetch in flight; `nil` when none waits.
-  @usableFromInline @exclusivity(unchecked) var callers: CallerFetch<Value>?
-  /// For a persisted key's entry: its record's name and codec, and its restore (see `CacheStore+Restore.swift`).
-  @usableFromInline @exclusivity(unchecked) var persisted: EntryPersistence<Value>?
-  /// Revalidation and polling (see `CacheEntry+Revalidation.swift`); `nil` until needed.
-  @usableFromInline @exclusivity(unchecked) var revalidation: EntryRevalidation?
+  /// Pages, `value(for:)` callers, persistence and revalidation (see ``EntryExtras``); `nil` until one is needed.
+  @usableFromInline @exclusivity(unchecked) var extras: EntryExtras<Value>?
   /// The bound states, in the order they were bound.
   @usableFromInline @exclusivity(unchecked) var bindings: [CacheBinding<Value>] = []
   /// The block of the last fetch, or of the last call that bound a state before any fetch (what `invalidate` runs).
