@@ -10,12 +10,7 @@ import Testing
 @Suite struct NetworkModeTests {
   let clock = TestClock()
 
-  @MainActor
-  final class Screen: ObservableModel, LoadableSupport {
-    let observers = ObserverRegistry()
-    @Loadable var number: LoadableState<Int>
-    var plain: LoadableState<Int> = .absent
-  }
+  typealias Screen = CacheScreen
 
   struct Failure: Error, Equatable {}
 

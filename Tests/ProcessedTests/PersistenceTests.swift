@@ -9,12 +9,7 @@ import Testing
 @Suite struct PersistenceTests {
   let clock = TestClock()
 
-  @MainActor
-  final class Screen: ObservableModel, LoadableSupport {
-    let observers = ObserverRegistry()
-    @Loadable var number: LoadableState<Int>
-    var plain: LoadableState<Int> = .absent
-  }
+  typealias Screen = CacheScreen
 
   func key(_ name: String) -> CacheKey<Int> { CacheKey(name).persisted() }
   func name(_ name: String) -> String { key(name).storageName! }

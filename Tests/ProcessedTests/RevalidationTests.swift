@@ -8,12 +8,7 @@ import Testing
 @Suite struct RevalidationTests {
   let clock = TestClock()
 
-  @MainActor
-  final class Screen: ObservableModel, LoadableSupport {
-    let observers = ObserverRegistry()
-    @Loadable var number: LoadableState<Int>
-    var plain: LoadableState<Int> = .absent
-  }
+  typealias Screen = CacheScreen
 
   /// Counts each key's fetches.
   @MainActor
