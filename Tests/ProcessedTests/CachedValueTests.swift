@@ -219,7 +219,7 @@ import Testing
     let cache = LoadCache(staleTime: .seconds(3_600))
     let key = CacheKey<Int>("user", 1)
     func read(_ fetched: Int) async throws -> Int {
-      try await Task.detached { try await cache.value(for: key) { fetched } }.value
+      try await Task.detached { try await cache.value(for: key) { fetched } }.value(timeLimit: .seconds(30))
     }
     #expect(try await read(1) == 1)
     cache.set(2, for: key)
@@ -274,7 +274,7 @@ import Testing
     }
     for (index, key) in keys.enumerated() {
       cache.set(index * 1_000 + 999, for: key)
-      let read = try await Task.detached { try await cache.value(for: key) { -1 } }.value
+      let read = try await Task.detached { try await cache.value(for: key) { -1 } }.value(timeLimit: .seconds(30))
       #expect(read == index * 1_000 + 999)
     }
   }

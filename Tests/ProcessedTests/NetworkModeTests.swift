@@ -252,6 +252,41 @@ import Testing
     #expect(runs == 2)
   }
 
+  // MARK: Lifetime
+
+  @Test func aPausedFetchWhoseStatesWentAwayNeverRuns() async throws {
+    let cache = LoadCache(clock: clock)
+    var screen: Screen? = Screen()
+    var ran = false
+    cache.setOnline(false)
+    let task: Task<Void, Never> = screen!.$number.load(key("a"), in: cache) {
+      ran = true
+      return 1
+    }
+    #expect(entry(cache, "a")?.isPaused == true)
+    screen = nil  // its storage unbinds at once: the paused fetch has nobody to wait for it
+    try await task.value(timeLimit: .seconds(30))
+    cache.setOnline(true)
+    for _ in 0..<50 { await Task.yield() }
+    #expect(!ran)
+    #expect(entry(cache, "a")?.isFetching != true)
+  }
+
+  @Test func aPausedFetchOfACacheThatWentAwayNeverRuns() async throws {
+    var cache: LoadCache? = LoadCache(clock: clock)
+    let screen = Screen()
+    var ran = false
+    cache!.setOnline(false)
+    let task: Task<Void, Never> = screen.$number.load(key("a"), in: cache!) {
+      ran = true
+      return 1
+    }
+    cache = nil  // closed on the main actor's next turn: its paused fetch ends without running
+    try await task.value(timeLimit: .seconds(30))
+    #expect(!ran)
+    #expect(screen.number == .loading)  // the state keeps what it shows
+  }
+
   // MARK: Mutations
 
   @Test func offlineMutationsShowAtOnceAndRunInStartOrderWhenOnline() async throws {

@@ -300,7 +300,7 @@ import Testing
     cache.set(5, for: key("a"))  // stored as 5, shown as 105
     #expect(screen.number == .loaded(105))
     gate.open()
-    _ = await mutation.result
+    await #expect(throws: Failure.self) { try await mutation.value(timeLimit: .seconds(30)) }
     await screen.$number.load(key("a"), in: cache) { throw Failure() }  // an error is not stored
     await cache.flush()
     let writes = await storage.writes
