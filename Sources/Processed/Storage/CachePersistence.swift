@@ -47,11 +47,9 @@ final class CachePersistence {
   func read<Value>(_ key: KeyPersistence<Value>) async -> Value? {
     let name = key.name
     // A write still waiting for its interval goes first: the read sees the last value written.
-    if let record = records[name], let pending = record.pending {
+    if let record = records[name], record.pending != nil {
       record.timer?.cancel()
-      record.timer = nil
-      record.pending = nil
-      perform(pending, for: name, in: record)
+      writePending(of: name)
     }
     let previous = records[name]?.tail ?? barrier
     let storage = self.storage
