@@ -19,6 +19,14 @@ extension CacheStore {
     return row.value as? V
   }
 
+  /// The value of `key` as the published table shows it now, its version, and whether it is fresh for `staleTime`;
+  /// `nil` when the entry is not published or holds no value. Callable from any thread.
+  func publishedValue<V>(for key: CacheKey<V>, staleTime: Duration) -> (value: V, version: UInt64, fresh: Bool)? {
+    let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
+    guard let row = self.published.withLock({ $0[published] }), let value = row.value as? V else { return nil }
+    return (value, row.version, !row.invalidated && clock.now() - row.writtenAt < staleTime)
+  }
+
   /// `value(for:options:fetch:)` read `entry` on the main actor: from now on its changes are published.
   @MainActor
   func startPublishing<V>(_ entry: CacheEntry<V>) {
@@ -48,7 +56,9 @@ extension CacheEntry {
   /// change).
   @usableFromInline
   func publishValue() {
-    let row = value.map { PublishedValue(value: $0, writtenAt: writtenAt, invalidated: invalidated) }
+    let row = value.map {
+      PublishedValue(value: $0, writtenAt: writtenAt, invalidated: invalidated, version: version)
+    }
     store.published.withLock { $0[PublishedKey(key)] = row }
   }
 }
@@ -59,12 +69,15 @@ struct PublishedValue: Sendable {
   @usableFromInline let value: any Sendable
   @usableFromInline let writtenAt: Duration
   @usableFromInline let invalidated: Bool
+  /// The entry's ``CacheEntry/version`` for this value (what an actor-owned state that shows it compares with).
+  @usableFromInline let version: UInt64
 
   @usableFromInline
-  init(value: any Sendable, writtenAt: Duration, invalidated: Bool) {
+  init(value: any Sendable, writtenAt: Duration, invalidated: Bool, version: UInt64) {
     self.value = value
     self.writtenAt = writtenAt
     self.invalidated = invalidated
+    self.version = version
   }
 }
 

@@ -21,7 +21,11 @@ extension IsolatedLoadableController {
     isolation: isolated (any Actor) = #isolation,
     block: nonisolated(nonsending) @escaping () async throws -> Value
   ) -> Task<Void, Never> {
-    storage.start(
+    if let calm = storage.calmOptions(options) {
+      return storage.startCalm(
+        calm, silently: false, priority: priority, refreshing: true, isolation: isolation, block: block)
+    }
+    return storage.start(
       .load(returning: block), silently: false, options: options, priority: priority, refreshing: true,
       isolation: isolation)
   }
@@ -43,6 +47,13 @@ extension IsolatedLoadableController {
     isolation: isolated (any Actor) = #isolation,
     block: nonisolated(nonsending) @escaping () async throws -> Value
   ) async {
+    if let calm = storage.calmOptions(options) {
+      let task = storage.startCalm(
+        calm, silently: false, priority: nil, refreshing: true, isolation: isolation, block: block)
+      _ = consume self  // waits without keeping the state alive
+      await waitForMirrored(task)
+      return
+    }
     let load = storage.startAwaited(
       .load(returning: block), silently: false, options: options, refreshing: true, isolation: isolation
     )

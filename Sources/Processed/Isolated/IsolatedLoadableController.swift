@@ -64,7 +64,11 @@ public struct IsolatedLoadableController<Value: Sendable> {
     isolation: isolated (any Actor) = #isolation,
     block: nonisolated(nonsending) @escaping () async throws -> Value
   ) -> Task<Void, Never> {
-    storage.start(
+    if let calm = storage.calmOptions(options) {
+      return storage.startCalm(
+        calm, silently: silently, priority: priority, refreshing: false, isolation: isolation, block: block)
+    }
+    return storage.start(
       .load(returning: block), silently: silently, options: options, priority: priority, isolation: isolation)
   }
 
@@ -190,6 +194,13 @@ public struct IsolatedLoadableController<Value: Sendable> {
     isolation: isolated (any Actor) = #isolation,
     block: nonisolated(nonsending) @escaping () async throws -> Value
   ) async {
+    if let calm = storage.calmOptions(options) {
+      let task = storage.startCalm(
+        calm, silently: silently, priority: nil, refreshing: false, isolation: isolation, block: block)
+      _ = consume self  // waits without keeping the state alive
+      await waitForMirrored(task)
+      return
+    }
     let load = storage.startAwaited(.load(returning: block), silently: silently, options: options, isolation: isolation)
     _ = consume self  // waits without keeping the state alive
     await load.wait(isolation: isolation)

@@ -50,6 +50,7 @@ extension IsolatedStateStorage {
     _ plan: consuming IsolatedPlan<State>, writingStartState: Bool, priority: TaskPriority?,
     isolation: isolated (any Actor)
   ) -> Task<Void, Never> {
+    if followsMirror { unfollowMirror(restoring: false) }
     clear()?.cancel()
     // A limited load queues when it is called (a debounced one once its debounce is over).
     if plan.debounce == nil, let limiter = plan.options?.options.limiter {
@@ -147,7 +148,11 @@ extension IsolatedStateStorage {
 
   /// Cancels the current load, if any. The state stays as it is.
   @inlinable
-  func cancelLoad() {
+  func cancelLoad(restoring: Bool = true) {
+    if followsMirror {
+      unfollowMirror(restoring: restoring)
+      publishActivity()
+    }
     guard currentID != 0 else { return }
     clear()?.cancel()
     publishActivity()
@@ -157,7 +162,7 @@ extension IsolatedStateStorage {
   @inlinable
   func resetState() {
     keepError(nil)
-    cancelLoad()
+    cancelLoad(restoring: false)
     if !state.isResetState { store(State.resetState) }
     publishActivity()
   }
@@ -165,7 +170,7 @@ extension IsolatedStateStorage {
   /// A manual write: cancels the current load, then stores and notifies.
   @inlinable
   func overwrite(_ new: State) {
-    cancelLoad()
+    cancelLoad(restoring: false)
     store(new)
   }
 

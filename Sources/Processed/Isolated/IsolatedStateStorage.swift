@@ -72,6 +72,21 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   @usableFromInline @exclusivity(unchecked) var isDelivering = false
   @usableFromInline @exclusivity(unchecked) var pending: [() -> Void] = []
 
+  // MARK: The mirror (cache, pages, calm presentation)
+
+  /// The state's ``StateMirror`` (a `StateMirror<Value>` for a `LoadableState<Value>`), made on first use.
+  @usableFromInline @exclusivity(unchecked) var mirror: (any MirrorLink)?
+  /// The epoch of the owner's last operation that changed what the state follows (see ``StateMirror``).
+  @usableFromInline @exclusivity(unchecked) var mirrorEpoch: UInt64 = 0
+  /// Whether the state follows its mirror: changes stamped with ``mirrorEpoch`` are written.
+  @usableFromInline @exclusivity(unchecked) var followsMirror = false
+  /// The mirror's activity, while the state follows it.
+  @usableFromInline @exclusivity(unchecked) var mirroredActivity: LoadActivity?
+  /// The entry's version of the value the state shows as the cache's (`0`: none).
+  @usableFromInline @exclusivity(unchecked) var mirroredVersion: UInt64 = 0
+  /// What a followed load's start replaced, when its options restore it on cancellation (`.restore`).
+  @usableFromInline @exclusivity(unchecked) var mirrorRestores: State?
+
   @inlinable
   init(_ state: State, options: LoadOptions?, kind: String) {
     self.state = state
@@ -81,6 +96,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
 
   deinit {
     // No load runs (a running load's task holds the storage). Closing the slots ends `states` sequences.
+    mirror?.close()
     for ended in waiters { ended.signal(true) }
     awaitedBy?.resume()  // never set here (a waiting caller holds the storage); resumed rather than leaked
     stateSlot.close()
@@ -94,6 +110,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   /// here.
   func lastHandleWentAway() {
     guard let owner = ownerAfterRelease else {
+      mirror?.close()
       closeSlots()
       return
     }
@@ -102,6 +119,8 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
 
   private func stopAfterRelease(isolation: isolated (any Actor)) {
     cancelLoad()
+    mirror?.close()
+    mirror = nil
     closeSlots()
   }
 
@@ -221,6 +240,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   /// The activity of the state now.
   @inlinable
   var activity: LoadActivity {
+    if followsMirror, let mirroredActivity { return mirroredActivity }
     let isRunning = currentID != 0
     return LoadActivity(
       phase: isRunning ? (phase ?? .running(attempt: 1)) : .idle, progress: isRunning ? progress : nil,

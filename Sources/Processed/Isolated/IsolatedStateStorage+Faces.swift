@@ -1,0 +1,106 @@
+/// The faces of an actor-owned state that its ``StateMirror`` runs: cached loads, `loadMore`, calm presentation — what
+/// the owner writes at once, and the operation the shadow runs.
+extension IsolatedStateStorage {
+  /// The options a call runs with: its own, else the declaration's.
+  @inlinable
+  func effectiveOptions(_ options: LoadOptions?) -> LoadOptions? {
+    options ?? declaredOptions?.options
+  }
+
+  /// The options of a plain load when they present it calmly (a loading delay, a minimum loading time, or a restore on
+  /// cancellation): such a load runs through the mirror. `nil`: the load runs on the owner's own engine.
+  @inlinable
+  func calmOptions(_ options: LoadOptions?) -> LoadOptions.Resolved? {
+    guard let options = effectiveOptions(options) else { return nil }
+    if options.loadingDelay == nil, options.minimumLoadingTime == nil, options.cancellation == .keepState {
+      return nil
+    }
+    let resolved = LoadOptions.Resolved(options)
+    return resolved.presentsCalmly ? resolved : nil
+  }
+
+  /// A cached load or refresh of `key` in `cache` through the mirror (see `LoadableController.load(_:in:…)`). The owner
+  /// writes at once what the cache's published table tells it: the entry's value (a hit; fresh, nothing more runs),
+  /// else `.loading` (unless silent, a refresh of a value, or delayed by `loadingDelay`).
+  @usableFromInline
+  func startCached<Value>(
+    _ key: CacheKey<Value>, in cache: LoadCache, silently: Bool, options: LoadOptions?, priority: TaskPriority?,
+    refreshing: Bool, isolation: isolated (any Actor),
+    block: nonisolated(nonsending) @escaping () async throws -> Value
+  ) -> Task<Void, Never> where State == LoadableState<Value> {
+    claim(isolation)
+    let options = effectiveOptions(options)
+    let fetch = OwnerBlock<Void, Value>({ _ in try await block() }, owner: isolation)
+    var guess: (state: State, version: UInt64)?
+    var running = true
+    if let hit = cache.store.publishedValue(for: key, staleTime: options?.staleTime ?? cache.staleTime) {
+      guess = (.loaded(hit.value), hit.version)
+      running = refreshing || !hit.fresh
+    } else if !silently, !(refreshing && state.holdsValue), options?.loadingDelay == nil {
+      guess = (.loading, 0)
+    }
+    let restores = options?.cancellation == .restorePreviousState
+    return startMirrored(
+      supersedes: true, guess: guess, activity: running ? LoadActivity(phase: .running(attempt: 1)) : nil,
+      restoresOnCancel: restores, priority: priority, isolation: isolation
+    ) { controller in
+      let task =
+        refreshing
+        ? controller.refresh(key, in: cache, options: options, priority: priority) { try await fetch.run(()) }
+        : controller.load(key, in: cache, silently: silently, options: options, priority: priority) {
+          try await fetch.run(())
+        }
+      // From now on the entry's changes are visible off the main actor: the next call of any actor-owned state can
+      // write its value at once.
+      if let entry = cache.store.entry(for: key) { cache.store.startPublishing(entry) }
+      return task
+    }
+  }
+
+  /// A load whose options present it calmly, through the mirror (see `LoadableController.load(silently:options:…)`):
+  /// the owner writes `.loading` at once unless silent, a refresh of a value, or delayed by `loadingDelay`.
+  @usableFromInline
+  func startCalm<Value>(
+    _ options: LoadOptions.Resolved, silently: Bool, priority: TaskPriority?, refreshing: Bool,
+    isolation: isolated (any Actor), block: nonisolated(nonsending) @escaping () async throws -> Value
+  ) -> Task<Void, Never> where State == LoadableState<Value> {
+    claim(isolation)
+    let run = OwnerBlock<Void, Value>({ _ in try await block() }, owner: isolation)
+    let quiet = silently || (refreshing && state.holdsValue)
+    let guess: (state: State, version: UInt64)? = quiet || options.loadingDelay != nil ? nil : (.loading, 0)
+    let plain = options.options
+    return startMirrored(
+      supersedes: true, guess: guess, activity: LoadActivity(phase: .running(attempt: 1)),
+      restoresOnCancel: options.restoresOnCancel, priority: priority, isolation: isolation
+    ) { controller in
+      if refreshing {
+        return controller.refresh(options: plain, priority: priority) { try await run.run(()) }
+      }
+      return controller.load(silently: silently, options: plain, priority: priority) { try await run.run(()) }
+    }
+  }
+
+  /// A `loadMore` through the mirror (see `LoadableController.loadMore(options:priority:block:)`). It does nothing —
+  /// its task ends at once — unless the state is `.loaded` with more pages and no load of the owner's own runs; it
+  /// joins what the state follows (a cached entry's fetch, an earlier `loadMore`) rather than superseding it.
+  @usableFromInline
+  func startLoadMore<Item: Sendable, Cursor: Sendable>(
+    options: LoadOptions?, priority: TaskPriority?, isolation: isolated (any Actor),
+    block: nonisolated(nonsending) @escaping (Cursor) async throws -> Pages<Item, Cursor>
+  ) -> Task<Void, Never> where State == LoadableState<Pages<Item, Cursor>> {
+    claim(isolation)
+    guard currentID == 0, case .loaded(let pages) = state, pages.hasMore else { return Self.nothingToDo }
+    let fetch = OwnerBlock<Cursor, Pages<Item, Cursor>>(block, owner: isolation)
+    let options = effectiveOptions(options)
+    return startMirrored(
+      supersedes: false, guess: nil, activity: LoadActivity(phase: .running(attempt: 1)), priority: priority,
+      isolation: isolation
+    ) { controller in
+      controller.loadMore(options: options, priority: priority) { cursor in try await fetch.run(cursor) }
+    }
+  }
+
+  /// The task of a call that does nothing.
+  @usableFromInline
+  static var nothingToDo: Task<Void, Never> { Task {} }
+}

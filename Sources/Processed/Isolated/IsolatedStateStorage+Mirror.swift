@@ -1,0 +1,119 @@
+/// What an actor-owned state's storage asks of its ``StateMirror``, whatever its value type.
+@usableFromInline
+protocol MirrorLink: AnyObject, Sendable {
+  /// The owner stopped following the shadow at `epoch` (sent to the main actor).
+  func sendStop(_ epoch: UInt64)
+  /// The state went away: nothing more is sent or applied. Any thread.
+  func close()
+}
+
+extension StateMirror: MirrorLink {
+  @usableFromInline
+  func close() { closeMailbox() }
+
+  @usableFromInline
+  func sendStop(_ epoch: UInt64) {
+    Task { @MainActor in self.stop(epoch) }
+  }
+}
+
+/// The owner's side of a ``StateMirror``: following it, and writing what it sends.
+extension IsolatedStateStorage {
+  /// Stops following the mirror (the owner's own load, `cancel()`, `reset()`, a manual write): later changes it sends
+  /// are not written, and the shadow's load is cancelled. `restoring`: a cancellation, which writes back what a load
+  /// whose options restore on cancellation replaced, while that load still runs.
+  @usableFromInline
+  func unfollowMirror(restoring: Bool) {
+    let wasRunning = mirroredActivity.map { $0.phase != .idle } ?? false
+    followsMirror = false
+    mirroredActivity = nil
+    mirroredVersion = 0
+    mirrorEpoch &+= 1
+    mirror?.sendStop(mirrorEpoch)
+    if restoring, wasRunning, let replaced = mirrorRestores { store(replaced) }
+    mirrorRestores = nil
+  }
+
+  /// A change the mirror sent for operation `epoch`, on the owner: written while the state follows the mirror at that
+  /// epoch. A value the state shows already as the entry's (its version) and a `.loading` it shows are not written
+  /// again (no duplicate notification).
+  @usableFromInline
+  func applyMirrored<Value>(_ change: StateMirror<Value>.Change, epoch: UInt64) where State == LoadableState<Value> {
+    guard followsMirror, epoch == mirrorEpoch else { return }
+    switch change {
+    case .state(let new, let version):
+      if new.isLoaded, version != 0, version == mirroredVersion, state.isLoaded { return }
+      if new.isLoading, state.isLoading { return }
+      mirroredVersion = new.isLoaded ? version : 0
+      store(new)
+    case .activity(let activity):
+      mirroredActivity = activity
+      if activity.phase == .idle { mirrorRestores = nil }
+      publishActivity()
+    }
+  }
+
+  /// The state's mirror, made on first use.
+  @usableFromInline
+  func stateMirror<Value>(isolation: isolated (any Actor)) -> StateMirror<Value>
+  where State == LoadableState<Value> {
+    if let mirror { return unsafeDowncast(mirror, to: StateMirror<Value>.self) }
+    let made = StateMirror<Value>(target: self, owner: isolation)
+    mirror = made
+    return made
+  }
+
+  /// Runs `operation` on the state's shadow, on the main actor, and returns a task that ends once its load has ended
+  /// and the owner has written its last change. Before it returns, on the owner: the state's own load is superseded
+  /// (when `supersedes`), the state follows the mirror, and `guess` — what the shadow will write first, as far as the
+  /// owner can tell — is written, with `activity`.
+  ///
+  /// `supersedes == false` (a `loadMore` of a state that follows its mirror already): the operation joins the mirror
+  /// where it is, and what it sends for the current epoch is written.
+  @usableFromInline
+  func startMirrored<Value>(
+    supersedes: Bool, guess: (state: State, version: UInt64)?, activity: LoadActivity?, restoresOnCancel: Bool = false,
+    priority: TaskPriority?, isolation: isolated (any Actor),
+    _ operation: @escaping @MainActor @Sendable (LoadableController<Value>) -> Task<Void, Never>
+  ) -> Task<Void, Never> where State == LoadableState<Value> {
+    claim(isolation)
+    let mirror: StateMirror<Value> = stateMirror(isolation: isolation)
+    if supersedes || !followsMirror {
+      if currentID != 0 { clear()?.cancel() }
+      mirrorEpoch &+= 1
+      followsMirror = true
+      mirrorRestores = restoresOnCancel ? state : nil
+      if let guess {
+        if !(guess.state.isLoading && state.isLoading),
+          !(guess.state.isLoaded && guess.version != 0 && guess.version == mirroredVersion && state.isLoaded)
+        {
+          mirroredVersion = guess.state.isLoaded ? guess.version : 0
+          store(guess.state)
+        }
+      }
+      mirroredActivity = activity ?? LoadActivity()
+      publishActivity()
+    }
+    let (epoch, seed, seedVersion) = (mirrorEpoch, state, mirroredVersion)
+    return Task(priority: priority) {
+      let started = await mirror.run(epoch, seed: seed, seedVersion: seedVersion, operation)
+      guard let started else { return }
+      await withTaskCancellationHandler {
+        await started.value
+      } onCancel: {
+        started.cancel()
+      }
+      await mirror.waitUntilDelivered()
+    }
+  }
+}
+
+/// An `async` caller's wait for a mirrored load: cancelling the caller cancels the load (its task).
+@usableFromInline
+func waitForMirrored(_ task: Task<Void, Never>) async {
+  await withTaskCancellationHandler {
+    await task.value
+  } onCancel: {
+    task.cancel()
+  }
+}
