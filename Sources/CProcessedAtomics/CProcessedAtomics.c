@@ -8,6 +8,7 @@ processed_keypath_write_state processed_keypath_writes;
 
 // The number of states bound to a cache entry (main actor only).
 processed_cache_state processed_cache;
+_Atomic uint32_t processed_cache_off_main;
 
 #if PROCESSED_FUTEX_LOCK
 #include <linux/futex.h>

@@ -141,7 +141,7 @@ actor CachedFeedOwner {
     #expect(await owner.history == [.loading, .loaded(1)])
     #expect(await owner.offExecutor == 0)
     #expect(await owner.fetches == 1)
-    #expect(await cache.value(for: CacheKey<Int>("a")) == 1)
+    #expect(cache.value(for: CacheKey<Int>("a")) == 1)
     #expect(await owner.activity.phase == .idle)
   }
 

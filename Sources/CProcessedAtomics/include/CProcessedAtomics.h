@@ -273,4 +273,18 @@ static inline uint32_t processed_cache_bound_states(void) { return processed_cac
 
 static inline void processed_cache_set_bound_states(uint32_t count) { processed_cache.bound_states = count; }
 
+// MARK: Cache calls off the main actor (any thread)
+
+/// Set once, by the first `LoadCache` method called off the main actor in the process (any cache): until then, a
+/// method called on the main actor has no queued calls to run first and pays one relaxed load for them.
+extern _Atomic uint32_t processed_cache_off_main;
+
+static inline bool processed_cache_was_used_off_main(void) {
+  return atomic_load_explicit(&processed_cache_off_main, memory_order_relaxed) != 0;
+}
+
+static inline void processed_cache_note_off_main(void) {
+  atomic_store_explicit(&processed_cache_off_main, 1, memory_order_relaxed);
+}
+
 #endif

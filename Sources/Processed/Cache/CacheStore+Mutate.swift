@@ -1,9 +1,30 @@
 extension CacheStore {
-  /// ``LoadCache/mutate(_:optimistic:operation:)``.
-  @MainActor
-  func mutate<V, R>(
-    _ key: CacheKey<V>, optimistic update: @escaping (inout V) -> Void, operation: () async throws -> R
+  /// ``LoadCache/mutate(_:optimistic:operation:)``, from the caller's isolation: the bookkeeping runs on the main actor
+  /// (after the calls queued off it), `operation` where the caller runs.
+  nonisolated(nonsending) func mutate<V, R>(
+    _ key: CacheKey<V>, optimistic update: @escaping @MainActor (inout V) -> Void,
+    operation: nonisolated(nonsending) () async throws -> R
   ) async throws -> R {
+    let started = await beginMutation(key, optimistic: update)
+    do {
+      // Offline, the operation waits (its update shown) until the network is back; paused mutations are resumed in the
+      // order they paused. Cancelled meanwhile (or the cache went away), it is undone and never runs.
+      try await waitForNetworkIfOffline()
+      let result = try await operation()
+      await endMutation(started, of: key, failed: false)
+      return result
+    } catch {
+      await endMutation(started, of: key, failed: true)
+      throw error
+    }
+  }
+
+  /// Registers a mutation of `key` and shows its update; returns its log and id.
+  @MainActor
+  func beginMutation<V>(
+    _ key: CacheKey<V>, optimistic update: @escaping @MainActor (inout V) -> Void
+  ) -> MutationStart<V> {
+    runQueuedCalls()
     let erased = key.erased
     let log: KeyMutations<V>
     if let running = mutations[erased] as? KeyMutations<V> {
@@ -15,23 +36,29 @@ extension CacheStore {
     }
     let id = log.add(log.base == nil ? nil : update)
     show(log, for: key)
-    do {
-      // Offline, the operation waits (its update shown) until the network is back; paused mutations are resumed in the
-      // order they paused. Cancelled meanwhile (or the cache went away), it is undone and never runs.
-      if !networkWaiters.isOnline {
-        if Task.isCancelled { throw CancellationError() }
-        guard await networkWaiters.wait() else { throw CancellationError() }
-      }
-      let result = try await operation()
-      log.succeed(id)
-      if log.running == 0 { end(log, for: key) }
-      return result
-    } catch {
-      log.fail(id)
+    return MutationStart(log: log, id: id)
+  }
+
+  /// Waits while the cache is offline; throws `CancellationError` when the caller was cancelled or the cache went away.
+  @MainActor
+  func waitForNetworkIfOffline() async throws {
+    guard !networkWaiters.isOnline else { return }
+    if Task.isCancelled { throw CancellationError() }
+    guard await networkWaiters.wait() else { throw CancellationError() }
+  }
+
+  /// The mutation `started` ended: a failure undoes its update; the last running mutation of the key invalidates it.
+  @MainActor
+  func endMutation<V>(_ started: MutationStart<V>, of key: CacheKey<V>, failed: Bool) {
+    runQueuedCalls()
+    let log = started.log
+    if failed {
+      log.fail(started.id)
       show(log, for: key)
-      if log.running == 0 { end(log, for: key) }
-      throw error
+    } else {
+      log.succeed(started.id)
     }
+    if log.running == 0 { end(log, for: key) }
   }
 
   /// Whether a fetch of `key` that ends now must write nothing (a mutation of the key runs).
@@ -55,4 +82,10 @@ extension CacheStore {
     mutations[key.erased] = nil
     invalidate(key)
   }
+}
+
+/// A mutation that began: its key's log and its id there.
+struct MutationStart<Value: Sendable>: Sendable {
+  let log: KeyMutations<Value>
+  let id: UInt64
 }

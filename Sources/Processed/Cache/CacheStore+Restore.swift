@@ -63,6 +63,8 @@ extension CacheStore {
     let signal = FirstSignal<Bool>()
     persisted.waiters.append(signal)
     await LoadJoin.wait(until: signal)
+    // The next waiting load goes on once this one has acted (the rest of this turn of the main actor).
+    persisted.resumeNext()
   }
 }
 

@@ -48,6 +48,9 @@ final class CacheStore: Sendable {
   /// any entry was ever published (a cache that never serves `value(for:)` never takes the lock).
   @usableFromInline let published = LockedBox([PublishedKey: PublishedValue]())
   @MainActor var hasPublished = false
+  /// The calls made off the main actor that have not run yet, in the order they were made (see
+  /// `CacheStore+OffMain.swift`).
+  @usableFromInline let offMain = LockedBox(OffMainCalls())
   /// The cache's storage side, when it was given a ``CacheStorage``.
   @usableFromInline let persistence: CachePersistence?
 

@@ -10,7 +10,7 @@ final class KeyMutations<Value: Sendable>: AnyKeyMutations {
   struct Mutation {
     let id: UInt64
     /// `nil` for a mutation that started while the key had no value: its update is never called.
-    let update: ((inout Value) -> Void)?
+    let update: (@MainActor (inout Value) -> Void)?
   }
 
   /// The mutations that have not failed, in the order they started.
@@ -26,7 +26,7 @@ final class KeyMutations<Value: Sendable>: AnyKeyMutations {
     return value
   }
 
-  func add(_ update: ((inout Value) -> Void)?) -> UInt64 {
+  func add(_ update: (@MainActor (inout Value) -> Void)?) -> UInt64 {
     lastID &+= 1
     mutations.append(Mutation(id: lastID, update: update))
     running += 1

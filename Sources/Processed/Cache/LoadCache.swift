@@ -25,6 +25,25 @@
 /// `set(_:for:)`, `invalidate(_:)`, `remove(_:)` and `removeAll()` act on the entry and on every state bound to it;
 /// a fetch started before any of them never writes. Keep the cache as long as the screens that use it: when its last
 /// reference goes, it acts as `removeAll()` on the main actor soon after. See <doc:SharingAValueBetweenScreens>.
+///
+/// Every method may be called from any isolation — the main actor, another actor, a detached task — and the calls
+/// take effect as if they ran one at a time, in an order that keeps each caller's own (linearizable). The entries live
+/// on the main actor: a call made there runs at once; one made elsewhere is queued in call order and run by the main
+/// actor, before any later call of the cache. A write (`set`, `invalidate…`, `remove…`) returns at once; a read
+/// (`value(for:)`, `count`) waits until the main actor has run it, and sees every call made before it. So the program
+/// must let the main actor run (an app, or an `async` `main`); with a custom main executor, call the cache from
+/// the main actor or off it, never from a thread that the main actor waits for.
+///
+/// ```swift
+/// actor Inbox {
+///   let cache: LoadCache
+///   init(cache: LoadCache) { self.cache = cache }
+///
+///   func received(_ count: Int) {
+///     cache.set(count, for: CacheKey<Int>("unread"))  // no await: returns at once
+///   }
+/// }
+/// ```
 public final class LoadCache: Sendable {
   /// How long a written value stays fresh (a load's `LoadOptions.staleTime` may say otherwise).
   public let staleTime: Duration
@@ -103,9 +122,9 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// let profile = cache.value(for: .profile(42))
   /// ```
-  @MainActor @inlinable
+  @inlinable
   public func value<V>(for key: CacheKey<V>) -> V? {
-    store.value(for: key)
+    store.read { $0.value(for: key) }
   }
 
   /// Writes `value` for `key` (fresh from now) and `.loaded(value)` to every state bound to it, at once. A fetch of
@@ -114,9 +133,9 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// cache.set(updatedProfile, for: .profile(42))
   /// ```
-  @MainActor @inlinable
+  @inlinable
   public func set<V>(_ value: V, for key: CacheKey<V>) {
-    store.set(value, for: key)
+    store.perform { $0.set(value, for: key) }
   }
 
   /// Marks `key`'s value stale. When states are bound to it, it fetches again at once (with the block and options
@@ -125,9 +144,9 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// cache.invalidate(.profile(42))
   /// ```
-  @MainActor @inlinable
+  @inlinable
   public func invalidate<V>(_ key: CacheKey<V>) {
-    store.invalidate(key)
+    store.perform { $0.invalidate(key) }
   }
 
   /// Invalidates every key whose components start with `prefix`, of every value type; an empty prefix matches every
@@ -136,9 +155,8 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// cache.invalidate(prefix: "posts")     // CacheKey("posts", 1), CacheKey("posts", 2, "comments"), …
   /// ```
-  @MainActor
   public func invalidate(prefix: any Hashable & Sendable...) {
-    store.invalidate(prefix: prefix.map { AnyHashable($0) })
+    store.perform { $0.invalidate(prefix: prefix.map { AnyHashable($0) }) }
   }
 
   /// Invalidates every key.
@@ -146,9 +164,8 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// cache.invalidateAll()  // after signing in as someone else
   /// ```
-  @MainActor
   public func invalidateAll() {
-    store.invalidateAll()
+    store.perform { $0.invalidateAll() }
   }
 
   /// Removes `key`'s entry: its fetch never writes, and its states are unbound and keep showing what they show.
@@ -156,9 +173,9 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// cache.remove(.profile(42))
   /// ```
-  @MainActor @inlinable
+  @inlinable
   public func remove<V>(_ key: CacheKey<V>) {
-    store.remove(key)
+    store.perform { $0.remove(key) }
   }
 
   /// Removes every entry (see ``remove(_:)``).
@@ -166,9 +183,8 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// cache.removeAll()  // on sign-out
   /// ```
-  @MainActor
   public func removeAll() {
-    store.removeAll()
+    store.perform { $0.removeAll() }
   }
 
   /// How many entries exist: keys with a value, a last error, a bound state or a fetch in flight.
@@ -176,8 +192,7 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// print(cache.count)
   /// ```
-  @MainActor
-  public var count: Int { store.count }
+  public var count: Int { store.read { $0.count } }
 
   /// Shows `update` applied to `key`'s value at once, runs `operation`, and undoes the update if it fails —
   /// without ever losing to a refetch or to another mutation.
@@ -213,14 +228,17 @@ public final class LoadCache: Sendable {
   /// were called, without waiting for each other. A paused call whose task is cancelled is undone at once and throws
   /// `CancellationError`; its operation never runs.
   ///
+  /// From any isolation: `operation` runs where the caller runs (an actor's operation may touch its state), `update`
+  /// on the main actor, where the entry and its states are.
+  ///
   /// - Parameters:
   ///   - key: The key whose value changes.
-  ///   - update: Changes the value in place, as the server will once `operation` succeeds.
-  ///   - operation: The request that makes the change.
+  ///   - update: Changes the value in place, as the server will once `operation` succeeds. Runs on the main actor.
+  ///   - operation: The request that makes the change. Runs in the caller's isolation.
   /// - Returns: What `operation` returned.
-  @MainActor
-  public func mutate<V, R>(
-    _ key: CacheKey<V>, optimistic update: @escaping (inout V) -> Void, operation: () async throws -> R
+  public nonisolated(nonsending) func mutate<V, R>(
+    _ key: CacheKey<V>, optimistic update: @escaping @MainActor (inout V) -> Void,
+    operation: nonisolated(nonsending) () async throws -> R
   ) async throws -> R {
     try await store.mutate(key, optimistic: update, operation: operation)
   }

@@ -21,12 +21,20 @@ final class EntryPersistence<Value: Sendable> {
     restore = restoring ? .needed : .done
   }
 
-  /// The read ended: every load waiting for it goes on.
+  /// The read ended: the loads waiting for it go on one after another, in the order they came (see ``resumeNext()``).
   func readEnded() {
     restore = .done
-    let ended = waiters
-    waiters = []
-    for index in ended.indices { ended[index].signal(true) }
+    resumeNext()
+  }
+
+  /// Lets the next waiting load go on, once the read ended: called by the read, then by each load that went on, just
+  /// before it acts — so loads act in the order they were called, whatever order the runtime resumes their tasks in.
+  /// A waiter whose task was cancelled meanwhile was let go already (its signal was sent): the next one goes instead.
+  func resumeNext() {
+    guard case .done = restore else { return }
+    while !waiters.isEmpty {
+      if waiters.removeFirst().signal(true) { return }
+    }
   }
 
   /// Whether a load must wait for the record before it acts.

@@ -1,0 +1,139 @@
+import Processed
+import ProcessedTesting
+import Testing
+
+@testable import Processed
+
+/// An actor that mutates a cache's key: its operation touches the actor's state, as a service's would.
+actor LikeService {
+  let cache: LoadCache
+  var posted: [Int] = []
+
+  init(_ cache: LoadCache) { self.cache = cache }
+
+  func like(_ id: Int, in key: CacheKey<[Int]>, failing: Bool = false, after gate: ActorGate? = nil) async throws {
+    try await cache.mutate(key, optimistic: { $0.append(id) }) {
+      await gate?.wait()
+      if failing { throw LikeFailure() }
+      posted.append(id)
+    }
+  }
+
+  struct LikeFailure: Error {}
+}
+
+/// Every `LoadCache` method from any isolation: writes return at once, reads see every call made before them, and
+/// the calls take effect in one order with the main actor's (linearizable per cache).
+@Suite struct CacheAnyIsolationTests {
+  @Test func aTaskOffTheMainActorReadsItsOwnWrites() async {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    let key = CacheKey<Int>("k")
+    await Task.detached {
+      #expect(!MainQueue.isCurrent)
+      cache.set(1, for: key)
+      #expect(cache.value(for: key) == 1)
+      #expect(cache.count == 1)
+      cache.set(2, for: key)
+      cache.invalidate(key)
+      #expect(cache.value(for: key) == 2)  // invalidating keeps the value
+      cache.remove(key)
+      #expect(cache.value(for: key) == nil)
+      #expect(cache.count == 0)
+      cache.set(3, for: key)
+      cache.set(4, for: CacheKey<Int>("other"))
+      cache.invalidate(prefix: "k")
+      cache.invalidateAll()
+      #expect(cache.count == 2)
+      cache.removeAll()
+      #expect(cache.count == 0)
+    }.value
+  }
+
+  @Test func aWriteOffTheMainActorIsSeenByTheMainActorsNextCall() async {
+    let cache = LoadCache()
+    let key = CacheKey<Int>("k")
+    for value in 1...50 {
+      await Task.detached { cache.set(value, for: key) }.value
+      // The main actor may run its call before the queued write's own task: it runs the queued calls first.
+      let seen = await MainActor.run { cache.value(for: key) }
+      #expect(seen == value)
+    }
+  }
+
+  @Test func aBoundStateIsWrittenOnTheMainActorByAWriteFromElsewhere() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    let key = CacheKey<Int>("k")
+    let (screen, recorder) = await MainActor.run {
+      let screen = CacheScreen()
+      let recorder = StateRecorder(screen.$number)
+      return (screen, recorder)
+    }
+    await MainActor.run { _ = screen.$number.load(key, in: cache) { 1 } }
+    await Task.detached { cache.set(2, for: key) }.value
+    await MainActor.run { _ = cache.count }  // runs the queued set
+    #expect(await MainActor.run { recorder.values } == [.loading, .loaded(1), .loaded(2)])
+  }
+
+  @Test func manyTasksCallingEveryMethodEndAsIfTheCallsRanOneAtATime() async {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    // Each task owns its keys: after each write it must read what it wrote, and its last writes are what stays.
+    await withTaskGroup(of: Void.self) { group in
+      for task in 0..<8 {
+        group.addTask {
+          var model: [Int: Int] = [:]
+          var random = MBRandom(seed: UInt64(task) + 1)
+          for step in 0..<300 {
+            let slot = random.below(4)
+            let key = CacheKey<Int>("t", task, slot)
+            switch random.below(10) {
+            case 0..<5:
+              cache.set(step, for: key)
+              model[slot] = step
+            case 5:
+              cache.remove(key)
+              model[slot] = nil
+            case 6:
+              cache.invalidate(key)
+            case 7:
+              cache.invalidate(prefix: "t", task, slot)
+            default:
+              break
+            }
+            #expect(cache.value(for: key) == model[slot])
+          }
+          for slot in 0..<4 {
+            #expect(cache.value(for: CacheKey<Int>("t", task, slot)) == model[slot])
+          }
+        }
+      }
+    }
+    let count = await MainActor.run { cache.count }
+    #expect(count <= 32)
+    #expect(cache.count == count)
+  }
+
+  @Test func anActorMutatesAKeyItsOperationRunningOnTheActor() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    let key = CacheKey<[Int]>("likes")
+    cache.set([1], for: key)
+    let service = LikeService(cache)
+    let gate = ActorGate()
+    let like = Task { try await service.like(2, in: key, after: gate) }
+    await gate.untilWaiting(1)
+    #expect(cache.value(for: key) == [1, 2])  // shown at once
+    gate.open()
+    try await like.value(timeLimit: .seconds(30))
+    #expect(await service.posted == [2])
+    #expect(cache.value(for: key) == [1, 2])
+  }
+
+  @Test func aFailedMutationFromAnActorIsUndone() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    let key = CacheKey<[Int]>("likes")
+    cache.set([1], for: key)
+    let service = LikeService(cache)
+    await #expect(throws: LikeService.LikeFailure.self) { try await service.like(2, in: key, failing: true) }
+    #expect(cache.value(for: key) == [1])
+    #expect(await service.posted.isEmpty)
+  }
+}
