@@ -240,3 +240,42 @@ extension ActorArticle.ConfigStore {
     await probe.stopWatching()
   }
 }
+
+/// LoadsOwnedByAnActor.md, "The cache, pages and calm presentation".
+enum ActorArticleCache {
+  actor FeedService {
+    @IsolatedLoadable var feed: LoadableState<[String]> = .absent
+    let cache: LoadCache
+
+    init(cache: LoadCache) { self.cache = cache }
+
+    func show() async {
+      // Shares the entry with any screen that shows the same key: one fetch, one answer for both.
+      await $feed.load(CacheKey<[String]>("feed"), in: cache) { try await Self.fetch() }
+    }
+
+    static func fetch() async throws -> [String] { ["first post"] }
+
+    var shown: LoadableState<[String]> { feed }
+  }
+}
+
+@Suite struct ActorArticleCacheTests {
+  @Test func theServiceAndAScreenShareTheEntry() async {
+    let cache = LoadCache(staleTime: .seconds(60))
+    let service = ActorArticleCache.FeedService(cache: cache)
+    await service.show()
+    #expect(await service.shown == .loaded(["first post"]))
+    let (shown, fetched) = await MainActor.run {
+      let screen = Loadable<[String]>()
+      var fetched = false
+      screen.projectedValue.load(CacheKey<[String]>("feed"), in: cache) {
+        fetched = true
+        return []
+      }
+      return (screen.wrappedValue, fetched)
+    }
+    #expect(!fetched)  // a fresh hit, written inside the call: the screen shows the service's answer
+    #expect(shown == .loaded(["first post"]))
+  }
+}

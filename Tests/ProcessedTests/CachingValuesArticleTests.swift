@@ -43,3 +43,40 @@ private struct UserService: Sendable {
     #expect(queries.withLock { $0 } == 1)
   }
 }
+
+/// The article's "Screens and services share one cache" example.
+private actor Prefetcher {
+  @IsolatedLoadable var profile: LoadableState<User> = .absent
+  let cache: LoadCache
+  let database: @Sendable (Int) async throws -> User
+
+  init(cache: LoadCache, database: @escaping @Sendable (Int) async throws -> User) {
+    self.cache = cache
+    self.database = database
+  }
+
+  func warm(_ id: Int) {
+    // Bound to the entry a screen shows: the screen's later refreshes reach this state too.
+    $profile.load(.user(id), in: cache) { try await self.database(id) }
+  }
+
+  func until(_ condition: @escaping (LoadableState<User>) -> Bool) async {
+    for await state in $profile.states where condition(state) { return }
+  }
+}
+
+@Suite struct CachingValuesSharedArticleTests {
+  @Test func aPrefetchersStateSeesTheScreensRefresh() async throws {
+    let cache = LoadCache(staleTime: .seconds(60))
+    let prefetcher = Prefetcher(cache: cache) { id in User(id: id, name: "first") }
+    await prefetcher.warm(42)
+    try await Task { await prefetcher.until { $0 == .loaded(User(id: 42, name: "first")) } }
+      .value(timeLimit: .seconds(30))
+    await MainActor.run {
+      let screen = Loadable<User>()
+      screen.projectedValue.refresh(.user(42), in: cache) { User(id: 42, name: "second") }
+    }
+    try await Task { await prefetcher.until { $0 == .loaded(User(id: 42, name: "second")) } }
+      .value(timeLimit: .seconds(30))
+  }
+}

@@ -9,18 +9,17 @@ import Dispatch
 /// queued before it. So the calls take effect in one order that keeps each caller's own order, and a read sees every
 /// call that was made before it: the cache's methods are linearizable, whichever isolation calls them.
 extension CacheStore {
-  /// Runs `call` on the main actor, after the calls queued before it: at once when the caller runs there, otherwise
-  /// queued (the caller returns at once).
+  /// Runs `call` now, on the main actor, after the calls queued before it, when the caller runs there, and returns
+  /// `true`; otherwise returns `false` (the caller queues it with ``enqueue(_:)``). `call` does not escape: the main
+  /// actor's call allocates nothing for it.
   @usableFromInline
-  nonisolated func perform(_ call: @escaping @MainActor @Sendable (CacheStore) -> Void) {
-    if MainQueue.isCurrent {
-      MainActor.assumeIsolated {
-        runQueuedCalls()
-        call(self)
-      }
-      return
+  nonisolated func runsOnMainActor(_ call: @MainActor (CacheStore) -> Void) -> Bool {
+    guard MainQueue.isCurrent else { return false }
+    MainActor.assumeIsolated {
+      runQueuedCalls()
+      call(self)
     }
-    enqueue(call)
+    return true
   }
 
   /// Runs `read` on the main actor after the calls queued before it, and returns what it returned; a caller off the

@@ -135,7 +135,8 @@ public final class LoadCache: Sendable {
   /// ```
   @inlinable
   public func set<V>(_ value: V, for key: CacheKey<V>) {
-    store.perform { $0.set(value, for: key) }
+    if store.runsOnMainActor({ $0.set(value, for: key) }) { return }
+    store.enqueue { $0.set(value, for: key) }
   }
 
   /// Marks `key`'s value stale. When states are bound to it, it fetches again at once (with the block and options
@@ -146,7 +147,8 @@ public final class LoadCache: Sendable {
   /// ```
   @inlinable
   public func invalidate<V>(_ key: CacheKey<V>) {
-    store.perform { $0.invalidate(key) }
+    if store.runsOnMainActor({ $0.invalidate(key) }) { return }
+    store.enqueue { $0.invalidate(key) }
   }
 
   /// Invalidates every key whose components start with `prefix`, of every value type; an empty prefix matches every
@@ -156,7 +158,8 @@ public final class LoadCache: Sendable {
   /// cache.invalidate(prefix: "posts")     // CacheKey("posts", 1), CacheKey("posts", 2, "comments"), …
   /// ```
   public func invalidate(prefix: any Hashable & Sendable...) {
-    store.perform { $0.invalidate(prefix: prefix.map { AnyHashable($0) }) }
+    if store.runsOnMainActor({ $0.invalidate(prefix: prefix.map { AnyHashable($0) }) }) { return }
+    store.enqueue { $0.invalidate(prefix: prefix.map { AnyHashable($0) }) }
   }
 
   /// Invalidates every key.
@@ -165,7 +168,8 @@ public final class LoadCache: Sendable {
   /// cache.invalidateAll()  // after signing in as someone else
   /// ```
   public func invalidateAll() {
-    store.perform { $0.invalidateAll() }
+    if store.runsOnMainActor({ $0.invalidateAll() }) { return }
+    store.enqueue { $0.invalidateAll() }
   }
 
   /// Removes `key`'s entry: its fetch never writes, and its states are unbound and keep showing what they show.
@@ -175,7 +179,8 @@ public final class LoadCache: Sendable {
   /// ```
   @inlinable
   public func remove<V>(_ key: CacheKey<V>) {
-    store.perform { $0.remove(key) }
+    if store.runsOnMainActor({ $0.remove(key) }) { return }
+    store.enqueue { $0.remove(key) }
   }
 
   /// Removes every entry (see ``remove(_:)``).
@@ -184,7 +189,8 @@ public final class LoadCache: Sendable {
   /// cache.removeAll()  // on sign-out
   /// ```
   public func removeAll() {
-    store.perform { $0.removeAll() }
+    if store.runsOnMainActor({ $0.removeAll() }) { return }
+    store.enqueue { $0.removeAll() }
   }
 
   /// How many entries exist: keys with a value, a last error, a bound state or a fetch in flight.

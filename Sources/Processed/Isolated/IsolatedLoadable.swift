@@ -27,9 +27,9 @@
 /// owner. Before that first call — in the actor's `init`, say — ``wrappedValue`` may be read and written anywhere. The wrapper and its controller are not `Sendable`, so the compiler keeps them inside their
 /// actor.
 ///
-/// Not supported here (main-actor only for now): ``LoadCache`` bindings, `loadMore`, and the calm-presentation options
-/// (``LoadOptions/loadingDelay``, ``LoadOptions/minimumLoadingTime``, ``LoadOptions/cancellation``), which an
-/// actor-owned state ignores.
+/// The cache faces (`$feed.load(key, in: cache)`, `refresh(key, in:)`), `loadMore` and the calm-presentation options
+/// (``LoadOptions/loadingDelay``, ``LoadOptions/minimumLoadingTime``, ``LoadOptions/cancellation``) work as on the main
+/// actor, with every write and observer call on the owning actor (see ``IsolatedLoadableController``).
 @propertyWrapper
 public struct IsolatedLoadable<Value: Sendable> {
   /// Copies share one state; when the last copy (and controller) goes, its load is cancelled and `states` end.
