@@ -124,7 +124,7 @@ public final class LoadCache: Sendable {
   /// ```
   @inlinable
   public func value<V>(for key: CacheKey<V>) -> V? {
-    store.read { $0.value(for: key) }
+    store.read(key) { $0.value(for: $1) }
   }
 
   /// Writes `value` for `key` (fresh from now) and `.loaded(value)` to every state bound to it, at once. A fetch of
@@ -135,8 +135,7 @@ public final class LoadCache: Sendable {
   /// ```
   @inlinable
   public func set<V>(_ value: V, for key: CacheKey<V>) {
-    if store.runsOnMainActor({ $0.set(value, for: key) }) { return }
-    store.enqueue { $0.set(value, for: key) }
+    store.perform((value, key)) { $0.set($1.0, for: $1.1) }
   }
 
   /// Marks `key`'s value stale. When states are bound to it, it fetches again at once (with the block and options
@@ -147,8 +146,7 @@ public final class LoadCache: Sendable {
   /// ```
   @inlinable
   public func invalidate<V>(_ key: CacheKey<V>) {
-    if store.runsOnMainActor({ $0.invalidate(key) }) { return }
-    store.enqueue { $0.invalidate(key) }
+    store.perform(key) { $0.invalidate($1) }
   }
 
   /// Invalidates every key whose components start with `prefix`, of every value type; an empty prefix matches every
@@ -158,8 +156,7 @@ public final class LoadCache: Sendable {
   /// cache.invalidate(prefix: "posts")     // CacheKey("posts", 1), CacheKey("posts", 2, "comments"), …
   /// ```
   public func invalidate(prefix: any Hashable & Sendable...) {
-    if store.runsOnMainActor({ $0.invalidate(prefix: prefix.map { AnyHashable($0) }) }) { return }
-    store.enqueue { $0.invalidate(prefix: prefix.map { AnyHashable($0) }) }
+    store.perform(prefix) { store, prefix in store.invalidate(prefix: prefix.map { AnyHashable($0) }) }
   }
 
   /// Invalidates every key.
@@ -168,8 +165,7 @@ public final class LoadCache: Sendable {
   /// cache.invalidateAll()  // after signing in as someone else
   /// ```
   public func invalidateAll() {
-    if store.runsOnMainActor({ $0.invalidateAll() }) { return }
-    store.enqueue { $0.invalidateAll() }
+    store.perform(()) { store, _ in store.invalidateAll() }
   }
 
   /// Removes `key`'s entry: its fetch never writes, and its states are unbound and keep showing what they show.
@@ -179,8 +175,7 @@ public final class LoadCache: Sendable {
   /// ```
   @inlinable
   public func remove<V>(_ key: CacheKey<V>) {
-    if store.runsOnMainActor({ $0.remove(key) }) { return }
-    store.enqueue { $0.remove(key) }
+    store.perform(key) { $0.remove($1) }
   }
 
   /// Removes every entry (see ``remove(_:)``).
@@ -189,8 +184,7 @@ public final class LoadCache: Sendable {
   /// cache.removeAll()  // on sign-out
   /// ```
   public func removeAll() {
-    if store.runsOnMainActor({ $0.removeAll() }) { return }
-    store.enqueue { $0.removeAll() }
+    store.perform(()) { store, _ in store.removeAll() }
   }
 
   /// How many entries exist: keys with a value, a last error, a bound state or a fetch in flight.
@@ -198,7 +192,7 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// print(cache.count)
   /// ```
-  public var count: Int { store.read { $0.count } }
+  public var count: Int { store.read(()) { store, _ in store.count } }
 
   /// Shows `update` applied to `key`'s value at once, runs `operation`, and undoes the update if it fails —
   /// without ever losing to a refetch or to another mutation.

@@ -9,29 +9,37 @@ import Dispatch
 /// queued before it. So the calls take effect in one order that keeps each caller's own order, and a read sees every
 /// call that was made before it: the cache's methods are linearizable, whichever isolation calls them.
 extension CacheStore {
-  /// Runs `call` now, on the main actor, after the calls queued before it, when the caller runs there, and returns
-  /// `true`; otherwise returns `false` (the caller queues it with ``enqueue(_:)``). `call` does not escape: the main
-  /// actor's call allocates nothing for it.
-  @usableFromInline
-  nonisolated func runsOnMainActor(_ call: @MainActor (CacheStore) -> Void) -> Bool {
-    guard MainQueue.isCurrent else { return false }
-    MainActor.assumeIsolated {
-      runQueuedCalls()
-      call(self)
+  /// Runs `call` with `argument` on the main actor, after the calls queued before it: at once when the caller runs
+  /// there, otherwise queued (the caller returns at once). `call` should capture nothing (its values come in
+  /// `argument`): then a call on the main actor allocates nothing.
+  @inlinable
+  nonisolated func perform<Argument: Sendable>(
+    _ argument: Argument, _ call: @escaping @MainActor @Sendable (CacheStore, Argument) -> Void
+  ) {
+    if MainQueue.isCurrent {
+      runQueuedCallsOnMain()
+      callAsMainActor(call, self, argument)
+      return
     }
-    return true
+    enqueue { store in call(store, argument) }
   }
 
-  /// Runs `read` on the main actor after the calls queued before it, and returns what it returned; a caller off the
-  /// main actor waits for it (blocking its thread until the main actor has run it).
-  @usableFromInline
-  nonisolated func read<T: Sendable>(_ read: @escaping @MainActor @Sendable (CacheStore) -> T) -> T {
+  /// Runs `read` with `argument` on the main actor after the calls queued before it, and returns what it returned; a
+  /// caller off the main actor waits for it (blocking its thread until the main actor has run it).
+  @inlinable
+  nonisolated func read<Argument: Sendable, T: Sendable>(
+    _ argument: Argument, _ read: @escaping @MainActor @Sendable (CacheStore, Argument) -> T
+  ) -> T {
     if MainQueue.isCurrent {
-      return MainActor.assumeIsolated {
-        runQueuedCalls()
-        return read(self)
-      }
+      runQueuedCallsOnMain()
+      return callAsMainActor(read, self, argument)
     }
+    return readOffMain { store in read(store, argument) }
+  }
+
+  /// ``read(_:_:)`` off the main actor: queues `read` and waits for its answer.
+  @usableFromInline
+  nonisolated func readOffMain<T: Sendable>(_ read: @escaping @MainActor @Sendable (CacheStore) -> T) -> T {
     let answer = LockedBox<T?>(nil)
     let done = DispatchSemaphore(value: 0)
     enqueue { store in
@@ -44,6 +52,14 @@ extension CacheStore {
       preconditionFailure("Processed: a cache read off the main actor ended without an answer")
     }
     return value
+  }
+
+  /// ``runQueuedCalls()`` from code that found the main actor current: nothing but a relaxed load until some cache
+  /// was used off the main actor.
+  @inlinable
+  nonisolated func runQueuedCallsOnMain() {
+    guard processed_cache_was_used_off_main() else { return }
+    callAsMainActor({ store, _ in store.runQueuedCallsSlowly() }, self, ())
   }
 
   /// Queues `call` and makes sure a main-actor task will run the queue.
