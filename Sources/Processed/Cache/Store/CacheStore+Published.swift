@@ -13,18 +13,18 @@ extension CacheStore {
   func publishedFreshValue<V>(for key: CacheKey<V>, staleTime: Duration) -> V? {
     // Keyed by the value type and the key's parts as the key holds them: a lookup builds no array.
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
-    guard let row = self.published.withLock({ $0[published] }), !row.invalidated,
-      clock.now() - row.writtenAt < staleTime
+    let now = clock.now()
+    guard let row = self.published.withLock({ $0[published] }), !row.invalidated, now - row.writtenAt < staleTime
     else { return nil }
-    return row.value as? V
+    return row.value(as: V.self)
   }
 
   /// The value of `key` as the published table shows it now, its version, and whether it is fresh for `staleTime`;
   /// `nil` when the entry is not published or holds no value. Callable from any thread.
   func publishedValue<V>(for key: CacheKey<V>, staleTime: Duration) -> (value: V, version: UInt64, fresh: Bool)? {
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
-    guard let row = self.published.withLock({ $0[published] }), let value = row.value as? V else { return nil }
-    return (value, row.version, !row.invalidated && clock.now() - row.writtenAt < staleTime)
+    guard let row = self.published.withLock({ $0[published] }) else { return nil }
+    return (row.value(as: V.self), row.version, !row.invalidated && clock.now() - row.writtenAt < staleTime)
   }
 
   /// `value(for:options:fetch:)` read `entry` on the main actor: from now on its changes are published.
@@ -57,27 +57,49 @@ extension CacheEntry {
   @usableFromInline
   func publishValue() {
     let row = value.map {
-      PublishedValue(value: $0, writtenAt: writtenAt, invalidated: invalidated, version: version)
+      PublishedValueOf($0, writtenAt: writtenAt, invalidated: invalidated, version: version) as PublishedValue
     }
     store.published.withLock { $0[PublishedKey(key)] = row }
   }
 }
 
-/// A published entry's value as `value(for:options:fetch:)` reads it off the main actor.
+/// A published entry's value as `value(for:options:fetch:)` reads it off the main actor: one immutable object per
+/// change, so that a lookup copies a reference out of the lock (a retain), not the row.
+///
+/// `@unchecked Sendable`: every field is a `let` of a `Sendable` type (Unsafe/README.md, invariant 12); the class is not
+/// final only so that ``PublishedValueOf`` can carry the value with its type.
 @usableFromInline
-struct PublishedValue: Sendable {
-  @usableFromInline let value: any Sendable
+class PublishedValue: @unchecked Sendable {
   @usableFromInline let writtenAt: Duration
   @usableFromInline let invalidated: Bool
   /// The entry's ``CacheEntry/version`` for this value (what an actor-owned state that shows it compares with).
   @usableFromInline let version: UInt64
 
   @usableFromInline
-  init(value: any Sendable, writtenAt: Duration, invalidated: Bool, version: UInt64) {
-    self.value = value
+  init(writtenAt: Duration, invalidated: Bool, version: UInt64) {
     self.writtenAt = writtenAt
     self.invalidated = invalidated
     self.version = version
+  }
+
+  /// The value, read as a `V`: a row found under a key of `CacheKey<V>` holds a `V` (the key's value type is part of
+  /// ``PublishedKey``, and only `CacheEntry<V>.publishValue()` writes rows, under its own key), so the downcast holds
+  /// (invariant 11; checked in debug builds).
+  @inlinable
+  func value<V: Sendable>(as _: V.Type) -> V {
+    unsafeDowncast(self, to: PublishedValueOf<V>.self).value
+  }
+}
+
+/// A ``PublishedValue`` with its value.
+@usableFromInline
+final class PublishedValueOf<V: Sendable>: PublishedValue, @unchecked Sendable {
+  @usableFromInline let value: V
+
+  @usableFromInline
+  init(_ value: V, writtenAt: Duration, invalidated: Bool, version: UInt64) {
+    self.value = value
+    super.init(writtenAt: writtenAt, invalidated: invalidated, version: version)
   }
 }
 
