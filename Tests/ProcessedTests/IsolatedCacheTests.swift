@@ -417,3 +417,67 @@ actor PlainCachedOwner {
     #expect(fetches.withLock { $0 } == 1)
   }
 }
+
+/// An actor-owned state bound to a key whose fetches read a shared counter.
+actor CounterOwner {
+  @IsolatedLoadable var value: LoadableState<Int> = .absent
+  var values: [Int] = []
+  var token: ObservationToken?
+
+  func bind(_ key: CacheKey<Int>, in cache: LoadCache, counter: LockedBox<Int>) async {
+    token = $value.observe { state in
+      if case .loaded(let value) = state { self.values.append(value) }
+    }
+    await $value.load(key, in: cache) { counter.withLock { $0 } }
+  }
+
+  func until(_ value: Int) async {
+    for await state in $value.states where state == .loaded(value) { return }
+  }
+}
+
+@Suite struct IsolatedCacheOrderTests {
+  /// A reference model: the entry's outcomes, in order, as the main-actor state sees them. Every actor-owned state
+  /// bound to the key sees the same values in the same order, each on its own actor, whatever sets, invalidations and
+  /// refetches the main actor makes in between.
+  @Test(arguments: [1, 2, 3] as [UInt64])
+  func statesOnSeveralOwnersSeeTheEntrysOutcomesInOneOrder(seed: UInt64) async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    let key = CacheKey<Int>("counter")
+    let counter = LockedBox(0)
+    let (screen, recorder) = await MainActor.run {
+      let screen = Loadable<Int>()
+      return (screen, StateRecorder(screen.projectedValue))
+    }
+    await MainActor.run { _ = screen.projectedValue.load(key, in: cache) { counter.withLock { $0 } } }
+    let owners = [CounterOwner(), CounterOwner()]
+    for owner in owners { await owner.bind(key, in: cache, counter: counter) }
+    var random = MBRandom(seed: seed)
+    for step in 1...60 {
+      let value = step * 10
+      if random.percent(60) {
+        await MainActor.run { cache.set(value, for: key) }
+      } else {
+        // The refetch answers the counter: the invalidation's fetch writes `value`.
+        counter.withLock { $0 = value }
+        await MainActor.run { cache.invalidate(key) }
+        await MainActor.run {}  // lets the refetch start before the next step may supersede it
+      }
+      if random.percent(20) { await Task.yield() }
+    }
+    // The last outcome: a set that no fetch in flight can overwrite.
+    await MainActor.run { cache.set(1_000, for: key) }
+    try await Task { @MainActor in
+      await until(.changes(of: screen.projectedValue)) { screen.wrappedValue == .loaded(1_000) }
+    }
+    .value(timeLimit: .seconds(30))
+    let mainValues = await MainActor.run { recorder.values.compactMap(\.data) }
+    for owner in owners {
+      try await Task { await owner.until(1_000) }.value(timeLimit: .seconds(30))
+      let seen = await owner.values
+      // Bound after the main state's first value; from there on, the same sequence.
+      #expect(Array(mainValues.suffix(seen.count)) == seen)
+      #expect(seen.last == 1_000)
+    }
+  }
+}
