@@ -367,6 +367,22 @@ actor CachedFeedOwner {
     #expect(await owner.history == [.loading, .loaded(1)])
   }
 
+  @Test func aDebouncedCachedLoadWritesNothingUntilItsDelayIsOver() async throws {
+    let clock = TestClock()
+    let cache = LoadCache(clock: clock)
+    let owner = CachedFeedOwner(cache)
+    await owner.observeAll()
+    let options = LoadOptions(debounce: .trailing(.seconds(1)), clock: clock)
+    let task = await owner.startCached(CacheKey("a"), 2, options: options)
+    #expect(await owner.state == .absent)
+    try await clock.waitForSleepers(1)
+    #expect(await owner.history.isEmpty)
+    clock.advance(by: .seconds(1))
+    try await task.value(timeLimit: .seconds(30))
+    #expect(await owner.history == [.loading, .loaded(2)])
+    #expect(await owner.fetches == 1)
+  }
+
   @Test func aCancelledLoadThatRestoresWritesBackWhatItReplaced() async throws {
     let owner = CachedFeedOwner(LoadCache())
     await owner.observeAll()

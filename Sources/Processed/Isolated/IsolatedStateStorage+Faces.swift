@@ -21,7 +21,7 @@ extension IsolatedStateStorage {
 
   /// A cached load or refresh of `key` in `cache` through the mirror (see `LoadableController.load(_:in:…)`). The owner
   /// writes at once what the cache's published table tells it: the entry's value (a hit; fresh, nothing more runs),
-  /// else `.loading` (unless silent, a refresh of a value, or delayed by `loadingDelay`).
+  /// else `.loading` (unless silent, a refresh of a value, or delayed by `loadingDelay` or a debounce).
   @usableFromInline
   func startCached<Value>(
     _ key: CacheKey<Value>, in cache: LoadCache, silently: Bool, options: LoadOptions?, priority: TaskPriority?,
@@ -36,7 +36,7 @@ extension IsolatedStateStorage {
     if let hit = cache.store.publishedValue(for: key, staleTime: options?.staleTime ?? cache.staleTime) {
       guess = (.loaded(hit.value), hit.version)
       running = refreshing || !hit.fresh
-    } else if !silently, !(refreshing && state.holdsValue), options?.loadingDelay == nil {
+    } else if !silently, !(refreshing && state.holdsValue), options?.loadingDelay == nil, options?.debounce == nil {
       guess = (.loading, 0)
     }
     let restores = options?.cancellation == .restorePreviousState
@@ -67,7 +67,9 @@ extension IsolatedStateStorage {
     claim(isolation)
     let run = OwnerBlock<Void, Value>({ _ in try await block() }, owner: isolation)
     let quiet = silently || (refreshing && state.holdsValue)
-    let guess: (state: State, version: UInt64)? = quiet || options.loadingDelay != nil ? nil : (.loading, 0)
+    // A delayed or debounced start state is the shadow's to write, when its time comes.
+    let delayed = options.loadingDelay != nil || options.options.debounce != nil
+    let guess: (state: State, version: UInt64)? = quiet || delayed ? nil : (.loading, 0)
     let plain = options.options
     return startMirrored(
       supersedes: true, guess: guess, activity: LoadActivity(phase: .running(attempt: 1)),
