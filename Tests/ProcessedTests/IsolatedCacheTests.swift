@@ -16,9 +16,12 @@ actor CachedFeedOwner {
 
   let cache: LoadCache
   let record: OwnerRecord
-  var listHistory: [LoadableState<Pages<Int, Int>>] = []
-  var activities: [LoadActivity.Phase] = []
-  var fetches = 0
+  /// What the list's and the activity's observers saw (a class of its own: an observer that captured the actor would
+  /// keep it alive through its own state).
+  let seen = ListRecord()
+  var listHistory: [LoadableState<Pages<Int, Int>>] { seen.list }
+  /// How many fetch blocks ran.
+  var fetches: Int { seen.fetches }
   var tokens: [ObservationToken] = []
 
   init(_ cache: LoadCache, label: String = "cached-owner") {
@@ -38,12 +41,13 @@ actor CachedFeedOwner {
         record.check()
         record.history.append(state)
       })
+    let seen = seen
     tokens.append(
       $list.observe { state in
         record.check()
-        self.listHistory.append(state)
+        seen.list.append(state)
       })
-    tokens.append($feed.observeActivity { activity in self.activities.append(activity.phase) })
+    tokens.append($feed.observeActivity { activity in seen.phases.append(activity.phase) })
   }
 
   /// Starts a cached load of `key` whose fetch (if it runs) waits for `gate`, then returns `value`.
@@ -51,28 +55,31 @@ actor CachedFeedOwner {
   func startCached(
     _ key: CacheKey<Int>, _ value: Int, after gate: ActorGate? = nil, options: LoadOptions? = nil
   ) -> Task<Void, Never> {
-    $feed.load(key, in: cache, options: options) {
-      self.record.check()
-      self.fetches += 1
+    let (record, seen) = (record, seen)
+    return $feed.load(key, in: cache, options: options) {
+      record.check()
+      seen.fetches += 1
       await gate?.wait()
-      self.record.check()
+      record.check()
       return value
     }
   }
 
   func loadCached(_ key: CacheKey<Int>, _ value: Int, after gate: ActorGate? = nil) async {
+    let (record, seen) = (record, seen)
     await $feed.load(key, in: cache) {
-      self.record.check()
-      self.fetches += 1
+      record.check()
+      seen.fetches += 1
       await gate?.wait()
       return value
     }
   }
 
   func refreshCached(_ key: CacheKey<Int>, _ value: Int, after gate: ActorGate? = nil) async {
+    let (record, seen) = (record, seen)
     await $feed.refresh(key, in: cache) {
-      self.record.check()
-      self.fetches += 1
+      record.check()
+      seen.fetches += 1
       await gate?.wait()
       return value
     }
@@ -94,25 +101,28 @@ actor CachedFeedOwner {
   func setList(_ state: LoadableState<Pages<Int, Int>>) { list = state }
 
   func loadMore(after gate: ActorGate? = nil) async {
+    let (record, seen) = (record, seen)
     await $list.loadMore { (cursor: Int) in
-      self.record.check()
-      self.fetches += 1
+      record.check()
+      seen.fetches += 1
       await gate?.wait()
       return Pages(items: [cursor * 10], nextCursor: cursor < 3 ? cursor + 1 : nil)
     }
   }
 
   func startLoadMore(after gate: ActorGate? = nil) -> Task<Void, Never> {
-    $list.loadMore { (cursor: Int) in
-      self.fetches += 1
+    let seen = seen
+    return $list.loadMore { (cursor: Int) in
+      seen.fetches += 1
       await gate?.wait()
       return Pages(items: [cursor * 10], nextCursor: cursor < 3 ? cursor + 1 : nil)
     }
   }
 
   func loadList(_ key: CacheKey<Pages<Int, Int>>) async {
+    let seen = seen
     await $list.load(key, in: cache) {
-      self.fetches += 1
+      seen.fetches += 1
       return Pages(items: [1], nextCursor: 2)
     }
   }
@@ -122,12 +132,20 @@ actor CachedFeedOwner {
   // MARK: Calm presentation
 
   func loadCalmly(_ value: Int, options: LoadOptions, after gate: ActorGate? = nil) -> Task<Void, Never> {
-    $feed.load(options: options) {
-      self.record.check()
+    let record = record
+    return $feed.load(options: options) {
+      record.check()
       await gate?.wait()
       return value
     }
   }
+}
+
+/// What a `CachedFeedOwner`'s list and activity observers saw; used on the actor only.
+final class ListRecord {
+  var fetches = 0
+  var list: [LoadableState<Pages<Int, Int>>] = []
+  var phases: [LoadActivity.Phase] = []
 }
 
 /// The cache, `loadMore` and calm presentation on actor-owned states (`IsolatedLoadableController`): the rules of the
@@ -437,12 +455,15 @@ actor PlainCachedOwner {
 /// An actor-owned state bound to a key whose fetches read a shared counter.
 actor CounterOwner {
   @IsolatedLoadable var value: LoadableState<Int> = .absent
-  var values: [Int] = []
+  /// The loaded values the observer saw (a box, so that the observer does not keep the actor alive).
+  let seen = LockedBox<[Int]>([])
+  var values: [Int] { seen.withLock { $0 } }
   var token: ObservationToken?
 
   func bind(_ key: CacheKey<Int>, in cache: LoadCache, counter: LockedBox<Int>) async {
+    let seen = seen
     token = $value.observe { state in
-      if case .loaded(let value) = state { self.values.append(value) }
+      if case .loaded(let value) = state { seen.withLock { $0.append(value) } }
     }
     await $value.load(key, in: cache) { counter.withLock { $0 } }
   }

@@ -30,7 +30,7 @@ extension IsolatedStateStorage {
   ) -> Task<Void, Never> where State == LoadableState<Value> {
     claim(isolation)
     let options = effectiveOptions(options)
-    let fetch = OwnerBlock<Void, Value>({ _ in try await block() }, owner: isolation)
+    let fetch = OwnerBlock<Void, Value>(block, owner: isolation)
     var guess: (state: State, version: UInt64)?
     var running = true
     if let hit = cache.store.publishedValue(for: key, staleTime: options?.staleTime ?? cache.staleTime) {
@@ -65,7 +65,7 @@ extension IsolatedStateStorage {
     isolation: isolated (any Actor), block: nonisolated(nonsending) @escaping () async throws -> Value
   ) -> Task<Void, Never> where State == LoadableState<Value> {
     claim(isolation)
-    let run = OwnerBlock<Void, Value>({ _ in try await block() }, owner: isolation)
+    let run = OwnerBlock<Void, Value>(block, owner: isolation)
     let quiet = silently || (refreshing && state.holdsValue)
     // A delayed or debounced start state is the shadow's to write, when its time comes.
     let delayed = options.loadingDelay != nil || options.options.debounce != nil
@@ -92,7 +92,7 @@ extension IsolatedStateStorage {
   ) -> Task<Void, Never> where State == LoadableState<Pages<Item, Cursor>> {
     claim(isolation)
     guard currentID == 0, case .loaded(let pages) = state, pages.hasMore else { return Self.nothingToDo }
-    let fetch = OwnerBlock<Cursor, Pages<Item, Cursor>>(block, owner: isolation)
+    let fetch = OwnerBlock<Cursor, Pages<Item, Cursor>>(taking: block, owner: isolation)
     let options = effectiveOptions(options)
     return startMirrored(
       supersedes: false, guess: nil, activity: LoadActivity(phase: .running(attempt: 1)), priority: priority,
