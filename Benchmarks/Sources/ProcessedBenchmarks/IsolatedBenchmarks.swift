@@ -67,4 +67,28 @@ extension ProcessedBenchmarks {
       against: "hand-written actor, task awaited", handTask, target: "≤ 1.3×", maxRatio: 1.3)
     withExtendedLifetime(sink) {}
   }
+
+  /// The same cycles with no observer on either side, against the bare hand-written actor (`HandBareActorLoader`: no
+  /// observer, no cancellation handler), called from the main actor as a user's code calls them: what the issue's
+  /// independent measurement compared.
+  @MainActor
+  static func isolatedBareCycles() async {
+    let loads = 2_000
+    let bare = HandBareActorLoader()
+    let owner = IsolatedOwner()
+    let results = await measureSideBySide(
+      operations: loads,
+      [
+        { await bare.cycles(loads) },
+        { await owner.asyncCycles(loads) },
+        { await owner.taskCycles(loads) },
+      ])
+    let (hand, oursAsync, oursTask) = (results[0], results[1], results[2])
+    Bench.record(
+      "actor-owned load cycle", "actor-owned load cycle, async form, no observer", ours: oursAsync,
+      against: "bare hand-written actor + generation", hand, target: "≤ 1.3×", maxRatio: 1.3)
+    Bench.record(
+      "actor-owned load cycle", "actor-owned load cycle, Task form, no observer", ours: oursTask,
+      against: "bare hand-written actor + generation", hand, target: "≤ 1.3×", maxRatio: 1.3)
+  }
 }

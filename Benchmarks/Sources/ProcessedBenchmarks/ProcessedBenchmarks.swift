@@ -30,7 +30,10 @@ struct ProcessedBenchmarks {
     if runs("policies") { await policies() }
     if runs("memory") { memory() }
     if runs("cache") { await cacheBenchmarks() }
-    if runs("isolated") { await isolatedLoadCycles() }
+    if runs("isolated") {
+      await isolatedLoadCycles()
+      await isolatedBareCycles()
+    }
     if runs("storage") { await storageBenchmarks() }
     Bench.printMarkdown()
   }
