@@ -22,7 +22,6 @@ final class OwnerBlock<Input: Sendable, Output: Sendable>: @unchecked Sendable {
   @usableFromInline typealias Plain = nonisolated(nonsending) () async throws -> Output
   @usableFromInline typealias Taking = nonisolated(nonsending) (Input) async throws -> Output
 
-
   /// A block without an input (a fetch): `run(())` calls it.
   @inlinable
   init(_ block: nonisolated(nonsending) @escaping () async throws -> Output, owner: any Actor) where Input == Void {
