@@ -22,7 +22,7 @@ actor LikeService {
   struct LikeFailure: Error {}
 }
 
-/// Every `LoadCache` method from any isolation: writes return at once, reads see every call made before them, and
+/// Every `LoadCache` method from any isolation: writes return at once, awaited reads see every call made before them, and
 /// the calls take effect in one order with the main actor's (linearizable per cache).
 @Suite struct CacheAnyIsolationTests {
   @Test func aTaskOffTheMainActorReadsItsOwnWrites() async {
@@ -31,21 +31,21 @@ actor LikeService {
     await Task.detached {
       #expect(!MainQueue.isCurrent)
       cache.set(1, for: key)
-      #expect(cache.value(for: key) == 1)
-      #expect(cache.count == 1)
+      #expect(await cache.value(for: key) == 1)
+      #expect(await cache.count == 1)
       cache.set(2, for: key)
       cache.invalidate(key)
-      #expect(cache.value(for: key) == 2)  // invalidating keeps the value
+      #expect(await cache.value(for: key) == 2)  // invalidating keeps the value
       cache.remove(key)
-      #expect(cache.value(for: key) == nil)
-      #expect(cache.count == 0)
+      #expect(await cache.value(for: key) == nil)
+      #expect(await cache.count == 0)
       cache.set(3, for: key)
       cache.set(4, for: CacheKey<Int>("other"))
       cache.invalidate(prefix: "k")
       cache.invalidateAll()
-      #expect(cache.count == 2)
+      #expect(await cache.count == 2)
       cache.removeAll()
-      #expect(cache.count == 0)
+      #expect(await cache.count == 0)
     }.value
   }
 
@@ -99,17 +99,17 @@ actor LikeService {
             default:
               break
             }
-            #expect(cache.value(for: key) == model[slot])
+            #expect(await cache.value(for: key) == model[slot])
           }
           for slot in 0..<4 {
-            #expect(cache.value(for: CacheKey<Int>("t", task, slot)) == model[slot])
+            #expect(await cache.value(for: CacheKey<Int>("t", task, slot)) == model[slot])
           }
         }
       }
     }
     let count = await MainActor.run { cache.count }
     #expect(count <= 32)
-    #expect(cache.count == count)
+    #expect(await cache.count == count)
   }
 
   @Test func anActorMutatesAKeyItsOperationRunningOnTheActor() async throws {
@@ -120,11 +120,11 @@ actor LikeService {
     let gate = ActorGate()
     let like = Task { try await service.like(2, in: key, after: gate) }
     await gate.untilWaiting(1)
-    #expect(cache.value(for: key) == [1, 2])  // shown at once
+    #expect(await cache.value(for: key) == [1, 2])  // shown at once
     gate.open()
     try await like.value(timeLimit: .seconds(30))
     #expect(await service.posted == [2])
-    #expect(cache.value(for: key) == [1, 2])
+    #expect(await cache.value(for: key) == [1, 2])
   }
 
   @Test func aFailedMutationFromAnActorIsUndone() async throws {
@@ -133,7 +133,7 @@ actor LikeService {
     cache.set([1], for: key)
     let service = LikeService(cache)
     await #expect(throws: LikeService.LikeFailure.self) { try await service.like(2, in: key, failing: true) }
-    #expect(cache.value(for: key) == [1])
+    #expect(await cache.value(for: key) == [1])
     #expect(await service.posted.isEmpty)
   }
 }

@@ -159,7 +159,7 @@ final class ListRecord {
     #expect(await owner.history == [.loading, .loaded(1)])
     #expect(await owner.offExecutor == 0)
     #expect(await owner.fetches == 1)
-    #expect(cache.value(for: CacheKey<Int>("a")) == 1)
+    #expect(await cache.value(for: CacheKey<Int>("a")) == 1)
     #expect(await owner.activity.phase == .idle)
   }
 

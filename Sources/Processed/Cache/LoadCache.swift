@@ -28,19 +28,19 @@
 ///
 /// Every method may be called from any isolation — the main actor, another actor, a detached task — and the calls
 /// take effect as if they ran one at a time, in an order that keeps each caller's own (linearizable). The entries live
-/// on the main actor: a call made there runs at once; one made elsewhere is queued in call order and run by the main
-/// actor, before any later call of the cache. A write (`set`, `invalidate…`, `remove…`) returns at once; a read
-/// (`value(for:)`, `count`) waits until the main actor has run it, and sees every call made before it. So the program
-/// must let the main actor run (an app, or an `async` `main`); with a custom main executor, call the cache from
-/// the main actor or off it, never from a thread that the main actor waits for.
+/// on the main actor: a call made there runs at once. A write (`set`, `invalidate…`, `remove…`) made elsewhere returns
+/// at once: it is queued in call order and run by the main actor before any later call of the cache. A read
+/// (`value(for:)`, `count`) is the main actor's: from elsewhere, `await` it; it sees every call made before it. No call
+/// blocks a thread, but the program must let the main actor run (an app, or an `async` `main`).
 ///
 /// ```swift
 /// actor Inbox {
 ///   let cache: LoadCache
 ///   init(cache: LoadCache) { self.cache = cache }
 ///
-///   func received(_ count: Int) {
+///   func received(_ count: Int) async -> Int? {
 ///     cache.set(count, for: CacheKey<Int>("unread"))  // no await: returns at once
+///     return await cache.value(for: CacheKey<Int>("unread"))  // the main actor's read: sees the set
 ///   }
 /// }
 /// ```
@@ -122,9 +122,10 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// let profile = cache.value(for: .profile(42))
   /// ```
-  @inlinable
+  @MainActor @inlinable
   public func value<V>(for key: CacheKey<V>) -> V? {
-    store.read(key) { $0.value(for: $1) }
+    store.runQueuedCalls()
+    return store.value(for: key)
   }
 
   /// Writes `value` for `key` (fresh from now) and `.loaded(value)` to every state bound to it, at once. A fetch of
@@ -192,7 +193,11 @@ public final class LoadCache: Sendable {
   /// ```swift
   /// print(cache.count)
   /// ```
-  public var count: Int { store.read(()) { store, _ in store.count } }
+  @MainActor
+  public var count: Int {
+    store.runQueuedCalls()
+    return store.count
+  }
 
   /// Shows `update` applied to `key`'s value at once, runs `operation`, and undoes the update if it fails —
   /// without ever losing to a refetch or to another mutation.

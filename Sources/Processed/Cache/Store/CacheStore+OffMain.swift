@@ -1,13 +1,13 @@
 public import CProcessedAtomics
-import Dispatch
 
 /// Every ``LoadCache`` method from any isolation, in one order.
 ///
-/// The entries live on the main actor. A method called there runs at once; one called elsewhere is queued here, in
-/// call order, and run on the main actor — a write (`set`, `invalidate…`, `remove…`) returns at once, a read
-/// (`value(for:)`, `count`) waits until it has run. Every method that runs on the main actor first runs the calls
-/// queued before it. So the calls take effect in one order that keeps each caller's own order, and a read sees every
-/// call that was made before it: the cache's methods are linearizable, whichever isolation calls them.
+/// The entries live on the main actor. A write (`set`, `invalidate…`, `remove…`) called there runs at once; one called
+/// elsewhere is queued here, in call order, and run on the main actor, and returns at once. The reads (`value(for:)`,
+/// `count`) are main-actor methods (awaited from elsewhere: no thread blocks). Every method that runs on the main actor
+/// first runs the calls queued before it. So the calls take effect in one order that keeps each caller's own order,
+/// and a read sees every call that was made before it: the cache's methods are linearizable, whichever isolation
+/// calls them.
 extension CacheStore {
   /// Runs `call` with `argument` on the main actor, after the calls queued before it: at once when the caller runs
   /// there, otherwise queued (the caller returns at once). `call` should capture nothing (its values come in
@@ -22,36 +22,6 @@ extension CacheStore {
       return
     }
     enqueue { store in call(store, argument) }
-  }
-
-  /// Runs `read` with `argument` on the main actor after the calls queued before it, and returns what it returned; a
-  /// caller off the main actor waits for it (blocking its thread until the main actor has run it).
-  @inlinable
-  nonisolated func read<Argument: Sendable, T: Sendable>(
-    _ argument: Argument, _ read: @escaping @MainActor @Sendable (CacheStore, Argument) -> T
-  ) -> T {
-    if MainQueue.isCurrent {
-      runQueuedCallsOnMain()
-      return callAsMainActor(read, self, argument)
-    }
-    return readOffMain { store in read(store, argument) }
-  }
-
-  /// ``read(_:_:)`` off the main actor: queues `read` and waits for its answer.
-  @usableFromInline
-  nonisolated func readOffMain<T: Sendable>(_ read: @escaping @MainActor @Sendable (CacheStore) -> T) -> T {
-    let answer = LockedBox<T?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    enqueue { store in
-      let value = read(store)
-      answer.withLock { $0 = value }
-      done.signal()
-    }
-    done.wait()
-    guard let value = answer.withLock({ $0 }) else {
-      preconditionFailure("Processed: a cache read off the main actor ended without an answer")
-    }
-    return value
   }
 
   /// ``runQueuedCalls()`` from code that found the main actor current: nothing but a relaxed load until some cache
