@@ -25,10 +25,10 @@ actor LikeService {
 /// Every `LoadCache` method from any isolation: writes return at once, awaited reads see every call made before them, and
 /// the calls take effect in one order with the main actor's (linearizable per cache).
 @Suite struct CacheAnyIsolationTests {
-  @Test func aTaskOffTheMainActorReadsItsOwnWrites() async {
+  @Test func aTaskOffTheMainActorReadsItsOwnWrites() async throws {
     let cache = LoadCache(staleTime: .seconds(3_600))
     let key = CacheKey<Int>("k")
-    await Task.detached {
+    try await Task.detached {
       #expect(!MainQueue.isCurrent)
       cache.set(1, for: key)
       #expect(await cache.value(for: key) == 1)
@@ -46,14 +46,14 @@ actor LikeService {
       #expect(await cache.count == 2)
       cache.removeAll()
       #expect(await cache.count == 0)
-    }.value
+    }.value(timeLimit: .seconds(30))
   }
 
-  @Test func aWriteOffTheMainActorIsSeenByTheMainActorsNextCall() async {
+  @Test func aWriteOffTheMainActorIsSeenByTheMainActorsNextCall() async throws {
     let cache = LoadCache()
     let key = CacheKey<Int>("k")
     for value in 1...50 {
-      await Task.detached { cache.set(value, for: key) }.value
+      try await Task.detached { cache.set(value, for: key) }.value(timeLimit: .seconds(30))
       // The main actor may run its call before the queued write's own task: it runs the queued calls first.
       let seen = await MainActor.run { cache.value(for: key) }
       #expect(seen == value)
@@ -69,7 +69,7 @@ actor LikeService {
       return (screen, recorder)
     }
     await MainActor.run { _ = screen.$number.load(key, in: cache) { 1 } }
-    await Task.detached { cache.set(2, for: key) }.value
+    try await Task.detached { cache.set(2, for: key) }.value(timeLimit: .seconds(30))
     await MainActor.run { _ = cache.count }  // runs the queued set
     #expect(await MainActor.run { recorder.values } == [.loading, .loaded(1), .loaded(2)])
   }
