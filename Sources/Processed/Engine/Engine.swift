@@ -242,16 +242,9 @@ extension StateHost {
   func complete(with outcome: LoadOutcome<State>, keepingContent: Bool = false) {
     switch outcome {
     case .write(let state):
-      // The error kept beside the state: a failed refresh's; a success clears it; an ordinary failure (which the
-      // state shows) leaves it as it was.
-      let error = state.failureError
-      if keepingContent, let error {
-        keepError(error)
-      } else if error == nil {
-        keepError(nil)
-      }
+      let writes = LoadOutcome.writes(state, keepingContent: keepingContent) { keepError($0) }
       endLoadBeforeWrite()
-      if !keepingContent || error == nil { store(state) }
+      if writes { store(state) }
       publishActivity()
     case .done:
       keepError(nil)
@@ -288,7 +281,7 @@ extension StateHost {
       var thrown: (any Error)?
       outcome = await runBody(plan, id: id, host: host, thrown: &thrown)
     } else {
-      outcome = await runPhases(plan, id: id, host: host)
+      outcome = await PhaseDriver.run(plan, id: id, host: host, isolation: MainActor.shared)
     }
     host.object?.finish(id, with: outcome, keepingContent: plan.keepsContent)
   }
@@ -301,10 +294,10 @@ extension StateHost {
     do {
       switch plan.work {
       case .returning(let block):
-        return .write(State.loaded(try await block()))
+        return .loaded(try await block())
       case .finishing(let block):
         try await block()
-        return State.finished(startedAs: plan.startState).map(LoadOutcome.write) ?? .done
+        return .finished(startedAs: plan.startState)
       case .yielding(let block):
         // The `mayWrite` check of every `yield`, with the task's cancellation read from a flag (see
         // ``CancellationFlag``) rather than from the task's status.

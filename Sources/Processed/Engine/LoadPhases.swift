@@ -1,7 +1,7 @@
 /// The phases of one load, as a value that takes an event and returns what to do next: debounce, start state, network,
 /// permit, attempt, retry delay, end.
 ///
-/// It knows nothing of tasks, clocks or hosts (`StateHost.runPhases` performs the steps), so its rules are tested
+/// It knows nothing of tasks, clocks or hosts (``PhaseDriver`` performs the steps), so its rules are tested
 /// without them, and a new policy is a new phase here. See Documentation/LoadPhases.md.
 @usableFromInline
 struct LoadPhases: Sendable {

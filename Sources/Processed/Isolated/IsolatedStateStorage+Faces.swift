@@ -91,7 +91,7 @@ extension IsolatedStateStorage {
     block: nonisolated(nonsending) @escaping (Cursor) async throws -> Pages<Item, Cursor>
   ) -> Task<Void, Never> where State == LoadableState<Pages<Item, Cursor>> {
     claim(isolation)
-    guard currentID == 0, case .loaded(let pages) = state, pages.hasMore else { return Self.nothingToDo }
+    guard !tracker.isRunning, case .loaded(let pages) = state, pages.hasMore else { return Self.nothingToDo }
     let fetch = OwnerBlock<Cursor, Pages<Item, Cursor>>(taking: block, owner: isolation)
     let options = effectiveOptions(options)
     return startMirrored(

@@ -19,9 +19,9 @@ extension IsolatedStateStorage {
       plan.options = resolved
       let options = resolved.options
       // A load whose task was cancelled can no longer write: there is nothing to join.
-      if options.overlap == .joinRunning, currentID != 0, task?.isCancelled != true {
+      if options.overlap == .joinRunning, tracker.isRunning, tracker.task?.isCancelled != true {
         let ended = FirstSignal<Bool>()
-        waiters.append(ended)
+        tracker.joiners.append(ended)
         return Task(priority: priority) {
           _ = isolation
           await LoadJoin.wait(until: ended)
@@ -53,10 +53,11 @@ extension IsolatedStateStorage {
     if followsMirror { unfollowMirror(restoring: false) }
     clear()?.cancel()
     // A limited load queues when it is called (a debounced one once its debounce is over).
+    var reserved: (limiter: LoadLimiter, ticket: PermitTicket)?
     if plan.debounce == nil, let limiter = plan.options?.options.limiter {
       let ticket = limiter.reserve()
       plan.ticket = ticket
-      reservation = (limiter, ticket)
+      reserved = (limiter, ticket)
     }
     lastID &+= 1
     let id = lastID
@@ -69,8 +70,8 @@ extension IsolatedStateStorage {
     let task = Task(priority: priority) { [plan] in
       await self.execute(plan, id: id, isolation: isolation)
     }
-    currentID = id
-    self.task = task
+    tracker.begin(id, task: task)
+    tracker.reservation = reserved
     phase = firstPhase
     progress = nil
     if writingStartState, !state.isAlready(startState) {
@@ -91,7 +92,7 @@ extension IsolatedStateStorage {
     isolation: isolated (any Actor)
   ) -> IsolatedAwaitedLoad<State> {
     // Only a start that supersedes a running load can cancel the caller's own task (a load the block started).
-    let callerWasCancelled = currentID == 0 || Task.isCancelled
+    let callerWasCancelled = !tracker.isRunning || Task.isCancelled
     let launches = lastID
     let task = start(
       plan, silently: silently, options: options, priority: nil, refreshing: refreshing, isolation: isolation)
@@ -105,7 +106,7 @@ extension IsolatedStateStorage {
   /// state started, cancelled or reset a load), otherwise from ``clear()``.
   @inlinable
   func resume(_ waiter: UnsafeContinuation<Void, Never>, whenLoadStops id: UInt64) {
-    guard currentID == id else {
+    guard tracker.isCurrent(id) else {
       waiter.resume()
       return
     }
@@ -118,28 +119,17 @@ extension IsolatedStateStorage {
   /// caller).
   @usableFromInline
   func stopAwaitedLoad(_ id: UInt64, isolation: isolated (any Actor)) {
-    guard currentID == id else { return }
+    guard tracker.isCurrent(id) else { return }
     cancelLoad()
   }
 
   /// Forgets the current load and returns its task (which the caller may cancel). Calls waiting for it return now.
   @inlinable
   func clear() -> Task<Void, Never>? {
-    let task = self.task
-    currentID = 0
-    self.task = nil
-    if !waiters.isEmpty {
-      let ended = waiters
-      waiters = []
-      for waiter in ended { waiter.signal(true) }
-    }
+    let task = tracker.clear()
     if let awaitedBy {
       self.awaitedBy = nil
       awaitedBy.resume()
-    }
-    if let reservation {
-      self.reservation = nil
-      reservation.limiter.withdraw(reservation.ticket)
     }
     phase = nil
     progress = nil
@@ -153,7 +143,7 @@ extension IsolatedStateStorage {
       unfollowMirror(restoring: restoring)
       publishActivity()
     }
-    guard currentID != 0 else { return }
+    guard tracker.isRunning else { return }
     clear()?.cancel()
     publishActivity()
   }
@@ -177,32 +167,25 @@ extension IsolatedStateStorage {
   /// Whether the load `id` may still write: it is current and the task running this code is not cancelled.
   @inlinable
   func mayWrite(_ id: UInt64) -> Bool {
-    currentID == id && !Task.isCancelled
+    tracker.isCurrent(id) && !Task.isCancelled
   }
 
   /// Ends load `id` with `outcome`, if it may still write; otherwise only drops it if it is current.
   @inlinable
   func finish(_ id: UInt64, with outcome: LoadOutcome<State>, keepingContent: Bool) {
-    guard currentID == id else { return }
+    guard tracker.isCurrent(id) else { return }
     guard !Task.isCancelled else {
       cancelLoad()
       return
     }
     switch outcome {
     case .write(let new):
-      // The error kept beside the state: a failed refresh's; a success clears it; an ordinary failure (which the
-      // state shows) leaves it as it was.
-      let error = new.failureError
-      if keepingContent, let error {
-        keepError(error)
-      } else if error == nil {
-        keepError(nil)
-      }
+      let writes = LoadOutcome.writes(new, keepingContent: keepingContent) { keepError($0) }
       // The `async` caller is told after the final write (observers see it first).
       let awaited = awaitedBy
       awaitedBy = nil
       _ = clear()
-      if !keepingContent || error == nil { store(new) }
+      if writes { store(new) }
       publishActivity()
       awaited?.resume()
     case .done:

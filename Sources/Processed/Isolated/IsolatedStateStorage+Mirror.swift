@@ -79,7 +79,7 @@ extension IsolatedStateStorage {
     claim(isolation)
     let mirror: StateMirror<Value> = stateMirror(isolation: isolation)
     if supersedes || !followsMirror {
-      if currentID != 0 { clear()?.cancel() }
+      if tracker.isRunning { clear()?.cancel() }
       mirrorEpoch &+= 1
       followsMirror = true
       mirrorRestores = restoresOnCancel ? state : nil

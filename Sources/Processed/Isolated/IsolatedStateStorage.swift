@@ -38,16 +38,13 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
 
   // MARK: The current load
 
-  /// The current load's id (`0`: none). Ids grow per storage and are never reused, so a stale load can tell.
-  @usableFromInline @exclusivity(unchecked) var currentID: UInt64 = 0
+  /// The current load's bookkeeping (its id, task, `.joinRunning` joiners and limiter reservation), as a main-actor
+  /// state keeps it; its ids come from ``lastID``.
+  @usableFromInline @exclusivity(unchecked) var tracker = LoadTracker()
+  /// The last id given to a load. Ids grow per storage and are never reused, so a stale load can tell.
   @usableFromInline @exclusivity(unchecked) var lastID: UInt64 = 0
-  @usableFromInline @exclusivity(unchecked) var task: Task<Void, Never>?
-  /// Calls waiting for the current load to stop: `.joinRunning` joiners.
-  @usableFromInline @exclusivity(unchecked) var waiters: [FirstSignal<Bool>] = []
   /// The `async` caller waiting for the current load, resumed when it stops (on the owner, once).
   @usableFromInline @exclusivity(unchecked) var awaitedBy: UnsafeContinuation<Void, Never>?
-  /// The current load's place in its limiter's queue, until its task claims it.
-  @usableFromInline @exclusivity(unchecked) var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
   /// When the last debounced call was made (what a `.leading` debounce compares with).
   @usableFromInline @exclusivity(unchecked) var lastLoadCall: LoadCallMark?
 
@@ -97,7 +94,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   deinit {
     // No load runs (a running load's task holds the storage). Closing the slots ends `states` sequences.
     mirror?.close()
-    for ended in waiters { ended.signal(true) }
+    _ = tracker.clear()  // tells `.joinRunning` joiners
     awaitedBy?.resume()  // never set here (a waiting caller holds the storage); resumed rather than leaked
     stateSlot.close()
     activitySlot?.close()
@@ -241,7 +238,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   @inlinable
   var activity: LoadActivity {
     if followsMirror, let mirroredActivity { return mirroredActivity }
-    let isRunning = currentID != 0
+    let isRunning = tracker.isRunning
     return LoadActivity(
       phase: isRunning ? (phase ?? .running(attempt: 1)) : .idle, progress: isRunning ? progress : nil,
       lastError: lastError)
@@ -292,7 +289,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   /// A progress report of load `id`: kept when that load is current.
   @inlinable
   func reportProgress(_ progress: LoadProgress, from id: UInt64) {
-    guard currentID == id else { return }
+    guard tracker.isCurrent(id) else { return }
     self.progress = progress
     publishActivity()
   }
