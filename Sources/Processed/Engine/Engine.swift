@@ -1,5 +1,3 @@
-public import CProcessedAtomics
-
 /// The one engine behind every load and process, wrapper and key path alike: start, latest wins (`mayWrite`), outcomes,
 /// cancel and reset, written once.
 ///
@@ -56,7 +54,7 @@ extension StateHost {
   func launch(
     _ plan: LoadPlan<State>, writingStartState: Bool, priority: TaskPriority?, currentState: State?
   ) -> Task<Void, Never> {
-    if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }
+    stateWillChange()
     let superseded = tracker.screen
     tracker.clear()?.cancel()
     var plan = plan
@@ -101,7 +99,7 @@ extension StateHost {
     _ startState: State, writingStartState: Bool, options: LoadOptions?, paused: Bool = false
   ) -> UInt64 {
     noteLoadCall(on: options.flatMap { resolveOptions($0, interrupted: false) })
-    if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }
+    stateWillChange()
     tracker.clear()?.cancel()
     let id = LoadTracker.nextID()
     tracker.begin(id, task: nil)
@@ -173,7 +171,7 @@ extension StateHost {
   /// start state replaced and `restoring` (a cancellation, not the first step of a reset or a manual write).
   @inlinable @inline(__always)
   func cancelLoad(restoring: Bool = true) {
-    if processed_cache_bound_states() != 0 { CacheBindings.stateWillChange(self) }
+    stateWillChange()
     guard tracker.isRunning else { return }
     let task = tracker.task
     if restoring { endCancelled() } else { endLoad() }

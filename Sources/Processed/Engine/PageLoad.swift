@@ -1,5 +1,3 @@
-internal import CProcessedAtomics
-
 /// What `loadMore` adds to the one engine: its plan, its options and whether a call starts, joins or does nothing.
 ///
 /// A `loadMore` is a load of the state whose block fetches the next page and returns the list with the page appended.
@@ -61,31 +59,13 @@ extension StateHost {
     return hasPlan ? .start : .nothing
   }
 
-  /// The state's binding to a cache entry, if it is bound: its `loadMore` goes through the entry.
-  var cacheBinding: AnyCacheBinding? {
-    guard processed_cache_bound_states() != 0 else { return nil }
-    if Self.keepsCacheBinding {
-      guard let binding = ownCacheBinding, binding.isBound else { return nil }
-      return binding
-    }
-    guard let id = cacheIdentity, let binding = CacheBindings.table[id] else { return nil }
-    // The binding of a state that is gone, whose address this state now has: not this state's.
-    guard binding.isAlive else {
-      binding.unbind()
-      return nil
-    }
-    return binding
-  }
-
   /// A `loadMore` call, Task form: `plan` is ``PageLoad/plan(after:_:)`` of the current state. Returns `nil` when the
   /// call does nothing.
   @usableFromInline
   func startLoadMore(
     _ plan: LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?, currentState: State? = nil
   ) -> Task<Void, Never>? {
-    if let binding = cacheBinding {
-      return binding.loadMore(plan, options: options, priority: priority)
-    }
+    if case .some(let hooked) = loadMoreThroughHook(plan, options: options, priority: priority) { return hooked }
     return loadMoreTask(hasPlan: plan != nil, priority: priority) {
       guard let plan else { return nil }
       return start(
@@ -111,10 +91,8 @@ extension StateHost {
   func startAwaitedLoadMore(_ plan: LoadPlan<State>?, options: LoadOptions?, currentState: State? = nil)
     -> AwaitedLoad?
   {
-    if let binding = cacheBinding {
-      return binding.loadMore(plan, options: options, priority: nil).map {
-        AwaitedLoad(task: $0, forwardsCancellation: true)
-      }
+    if case .some(let hooked) = loadMoreThroughHook(plan, options: options, priority: nil) {
+      return hooked.map { AwaitedLoad(task: $0, forwardsCancellation: true) }
     }
     switch loadMoreStep(hasPlan: plan != nil) {
     case .nothing:

@@ -22,12 +22,14 @@ protocol StateHost<State>: AnyObject, Sendable {
   /// `HostReference.storeIfCurrent`): the host keeps itself alive until the call returns, also when the write ends
   /// its load.
   func storeUnretained(_ state: State)
-  /// Which state this is, for a ``LoadCache`` binding; `nil` for a host that is not a user's state (a cache entry).
-  var cacheIdentity: BoundStateID? { get }
-  /// Whether the host keeps its cache binding itself (a wrapper's storage), rather than ``CacheBindings/table``.
-  static var keepsCacheBinding: Bool { get }
-  /// The binding the host keeps, when ``keepsCacheBinding``.
-  var ownCacheBinding: AnyCacheBinding? { get }
+  /// A hook, called before the engine changes what the state shows by a load's start, a cancellation, a reset or
+  /// a manual write: a state bound to a cache entry leaves it (Cache/Bindings/StateHost+CacheHooks.swift).
+  func stateWillChange()
+  /// A hook for `loadMore`: `.some` when something other than the engine runs the state's `loadMore` (a cache entry
+  /// the state is bound to), with what it returned; `.none`: the engine runs it.
+  func loadMoreThroughHook(
+    _ plan: LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
+  ) -> Task<Void, Never>??
   /// Called when the host no longer has a current load (it ended, was cancelled or reset).
   func loadDidEnd()
   /// The current load's block asked for a reset (it threw `ResetLoadable`, `ResetProcess`): resets the state.
@@ -49,12 +51,14 @@ extension StateHost {
   @inlinable
   func storeUnretained(_ state: State) { store(state) }
 
-  /// Most hosts' bindings are in ``CacheBindings/table``.
+  /// A host nothing plugs into (a cache entry) has no hooks.
   @inlinable
-  static var keepsCacheBinding: Bool { false }
+  func stateWillChange() {}
 
   @inlinable
-  var ownCacheBinding: AnyCacheBinding? { nil }
+  func loadMoreThroughHook(
+    _ plan: LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
+  ) -> Task<Void, Never>?? { .none }
 
   /// A state's own load asking for a reset resets it. A cache entry (whose load is a fetch shared by the states
   /// bound to it) implements its own.

@@ -1,5 +1,4 @@
-/// One attempt raced against its timeout: the one implementation both engines use (the main actor's, in
-/// `PhaseDriver.swift`, on the main actor and on any actor).
+/// One attempt raced against its timeout, for ``PhaseDriver`` on every owner (the main actor and any actor).
 ///
 /// The caller makes the attempt's task on the load's owner (`startingBody`): it runs the block, gives back the permit
 /// and signals `.returned`. A timer on the options' clock races it; the first of the block returning, the timeout

@@ -139,8 +139,6 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     if isRetired, unretainedWrites == 0 { RunningKeyPathHosts.release(retired: self) }
   }
 
-  @usableFromInline
-  var cacheIdentity: BoundStateID? { BoundStateID(model, key.keyPath) }
 
   @inlinable
   func loadDidEnd() {

@@ -83,15 +83,6 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   @inlinable
   func loadDidEnd() {}
 
-  @usableFromInline
-  var cacheIdentity: BoundStateID? { BoundStateID(self, nil) }
-
-  /// A storage keeps its binding (``cacheBinding``).
-  @inlinable
-  static var keepsCacheBinding: Bool { true }
-
-  @inlinable
-  var ownCacheBinding: AnyCacheBinding? { cacheBinding }
 
   /// Connects the storage to the model that contains it, the first time the model reaches it.
   @inlinable

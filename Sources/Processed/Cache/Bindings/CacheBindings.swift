@@ -1,7 +1,7 @@
 internal import CProcessedAtomics
 
 /// The states bound to a ``LoadCache`` entry, so that a state's next load, `cancel()`, `reset()` or manual write
-/// unbinds it (the engine calls ``stateWillChange(_:)`` from `launch` and `cancelLoad` while any state is bound). A
+/// unbinds it (through the engine's `stateWillChange()` hook, from `launch` and `cancelLoad`: StateHost+CacheHooks.swift). A
 /// wrapper's storage keeps its binding itself and is only counted; other states' bindings are kept in ``table``.
 /// Main-actor only; its statics are `@exclusivity(unchecked)` under Unsafe/README.md's invariant 1.
 @usableFromInline @MainActor
@@ -54,19 +54,15 @@ enum CacheBindings {
   /// The state whose next unbinding hook is the cache's own call (see ``asCache(_:_:)``).
   @usableFromInline @exclusivity(unchecked) static var spared: BoundStateID?
 
-  /// A state is about to start a load, be cancelled, reset or written by hand: it leaves its entry.
+  /// A state that keeps its binding (a wrapper's storage) is about to start a load, be cancelled, reset or written
+  /// by hand: it leaves its entry.
   @usableFromInline
-  static func stateWillChange<Host: StateHost>(_ host: Host) {
-    guard let id = host.cacheIdentity else { return }
-    guard Host.keepsCacheBinding else {
-      stateWillChange(id)
-      return
-    }
-    if spared == id {
+  static func stateWillChange(keeping binding: AnyCacheBinding) {
+    if spared == binding.id {
       spared = nil
       return
     }
-    if let binding = host.ownCacheBinding, binding.isBound { binding.unbind() }
+    binding.unbind()
   }
 
   /// The storage that keeps `binding` went away (its `deinit`, on any thread): the binding leaves its entry — at once

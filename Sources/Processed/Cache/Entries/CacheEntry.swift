@@ -67,7 +67,6 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     set {}
   }
   @usableFromInline var declaredOptions: LoadOptions.Resolved? { nil }
-  @usableFromInline var cacheIdentity: BoundStateID? { nil }
   @usableFromInline static var isReleasedOnMainActorOnly: Bool { false }
   /// A fetch holds its entry: the entry's states stop it by leaving, and the entry has no weak reference to pay for.
   @usableFromInline static var loadsRetainHost: Bool { true }
