@@ -112,9 +112,10 @@ import Testing
   @Test func anAsyncLoadStartedInsideTheBlockWaitsForItsOwnLoadThoughItSupersededItsCaller() async {
     let owner = FeedOwner()
     await owner.observeAll()
-    await owner.loadNested()
+    let seenByTheOuterBlock = await owner.loadNested()
     // The inner call cancelled the outer load's task (its own caller's) and still ran to its end; the outer block's
     // result is never written.
+    #expect(seenByTheOuterBlock == .loaded(2))
     #expect(await owner.history == [.loading, .loaded(2)])
     #expect(await owner.offExecutor == 0)
   }
@@ -154,12 +155,13 @@ import Testing
     await owner.observeAll()
     let gate = ActorGate()
     let options = LoadOptions(overlap: .joinRunning)
-    // Both on the owner's serial executor, in this order: the first load's block reaches the gate, then the second
-    // call joins it.
-    let (first, joined) = await owner.run { owner in
-      (owner.startLoad(1, after: gate, options: options), Task { await owner.load(2, options: options) })
-    }
+    let first = await owner.startLoad(1, after: gate, options: options)
     await gate.untilWaiting(1)
+    // The second call announces itself and joins in one job of the owner: once announced, it has joined (the first
+    // load, held at the gate, can only end in a later job).
+    let (arrivals, arrival) = AsyncStream<Void>.makeStream()
+    let joined = Task { await owner.load(2, options: options, announcing: arrival) }
+    for await _ in arrivals { break }
     gate.open()
     await joined.value
     await first.value
@@ -292,12 +294,26 @@ extension Actor {
 
 extension FeedOwner {
   /// An `async` load whose block starts another `async` load of the same state and returns `1` after it.
-  func loadNested() async {
+  /// Announces the call through `arrival`, then loads `value` and waits, in the same job of the owner up to the load's
+  /// start (a joining call has joined when the announcement is read).
+  func load(_ value: Int, options: LoadOptions?, announcing arrival: AsyncStream<Void>.Continuation) async {
+    arrival.yield()
+    await $feed.load(options: options) { value }
+  }
+
+  /// Returns the state the inner call returned to, once the outer block has ended too. (The outer caller returns
+  /// as soon as the inner load supersedes its load, before the inner load ends.)
+  func loadNested() async -> LoadableState<Int>? {
+    let (ended, end) = AsyncStream<LoadableState<Int>>.makeStream()
     await $feed.load {
       self.check()
       await self.$feed.load { 2 }
       self.check()
+      end.yield(self.feed)
+      end.finish()
       return 1
     }
+    for await seen in ended { return seen }
+    return nil
   }
 }
