@@ -139,7 +139,6 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     if isRetired, unretainedWrites == 0 { RunningKeyPathHosts.release(retired: self) }
   }
 
-
   @inlinable
   func loadDidEnd() {
     if unretainedWrites != 0, !isRetired {

@@ -83,7 +83,6 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   @inlinable
   func loadDidEnd() {}
 
-
   /// Connects the storage to the model that contains it, the first time the model reaches it.
   @inlinable
   func connect<Model: AnyObject>(to model: Model, keyPath: KeyPath<Model, State>) {
