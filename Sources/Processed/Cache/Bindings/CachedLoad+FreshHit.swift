@@ -16,20 +16,21 @@ extension CachedLoad {
     // The storage's own binding, bound while its entry is set. A bound entry is in its cache (leaving the cache
     // unbinds its states), so it is the key's entry when its cache (told by its clock) and its key are the call's;
     // its `Value` type is the binding's.
-    guard let entry = binding.entry, entry.clock === cache.clock, let value = entry.value, !entry.invalidated,
+    guard let entry = binding.entry, entry.clock === cache.clock, let value = entry.value,
       key.storage.matches(entry.key.storage)
     else { return false }
-    // The options are read in place (no `LoadOptions` is copied on the way): the call's, else the declaration's.
-    var staleTime = cache.staleTime
+    // A debounced call starts later: the general path's.
     let optionsGiven = options != nil
     if optionsGiven {
       guard options?.debounce == nil else { return false }
-      if let given = options?.staleTime { staleTime = given }
-    } else if storage.declaredOptions != nil {
-      guard storage.declaredOptions?.shapesTheStart == false else { return false }
-      if let declared = storage.declaredOptions?.options.staleTime { staleTime = declared }
+    } else if storage.declaredOptions?.shapesTheStart == true {
+      return false
     }
-    guard entry.clock.now() - entry.writtenAt < staleTime else { return false }
+    let staleTime = Freshness.staleTime(given: options, declared: storage.declaredOptions, cache: cache.staleTime)
+    guard
+      Freshness.isFresh(
+        writtenAt: entry.writtenAt, invalidated: entry.invalidated, staleTime: staleTime, now: entry.clock.now())
+    else { return false }
     entry.moveToEnd(binding)
     if !entry.hasFetched { entry.record(block, options: optionsGiven ? options : storage.declaredOptions?.options) }
     // What `overwrite` does as the cache when no load runs: the write, without the unbinding hook (the state stays

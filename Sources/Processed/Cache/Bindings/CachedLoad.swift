@@ -44,7 +44,7 @@ enum CachedLoad {
     @inlinable var joinsRunning: Bool { (given?.overlap ?? declared?.options.overlap) == .joinRunning }
     /// How long a value stays fresh for this call.
     @inlinable var staleTime: Duration {
-      (given != nil ? given?.staleTime : declared?.options.staleTime) ?? cache.staleTime
+      Freshness.staleTime(given: given, declared: declared, cache: cache.staleTime)
     }
   }
 

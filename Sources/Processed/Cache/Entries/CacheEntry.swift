@@ -107,8 +107,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Whether the value is fresh: written less than `staleTime` ago and not invalidated.
   @inlinable
   func isFresh(staleTime: Duration) -> Bool {
-    guard value != nil, !invalidated else { return false }
-    return clock.now() - writtenAt < staleTime
+    guard value != nil else { return false }
+    return Freshness.isFresh(writtenAt: writtenAt, invalidated: invalidated, staleTime: staleTime, now: clock.now())
   }
 
   // MARK: Binding

@@ -14,7 +14,8 @@ extension CacheStore {
     // Keyed by the value type and the key's parts as the key holds them: a lookup builds no array.
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
     let now = clock.now()
-    guard let row = self.published.withLock({ $0[published] }), !row.invalidated, now - row.writtenAt < staleTime
+    guard let row = self.published.withLock({ $0[published] }),
+      Freshness.isFresh(writtenAt: row.writtenAt, invalidated: row.invalidated, staleTime: staleTime, now: now)
     else { return nil }
     return row.value(as: V.self)
   }
@@ -24,7 +25,9 @@ extension CacheStore {
   func publishedValue<V>(for key: CacheKey<V>, staleTime: Duration) -> (value: V, version: UInt64, fresh: Bool)? {
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
     guard let row = self.published.withLock({ $0[published] }) else { return nil }
-    return (row.value(as: V.self), row.version, !row.invalidated && clock.now() - row.writtenAt < staleTime)
+    let fresh = Freshness.isFresh(
+      writtenAt: row.writtenAt, invalidated: row.invalidated, staleTime: staleTime, now: clock.now())
+    return (row.value(as: V.self), row.version, fresh)
   }
 
   /// `value(for:options:fetch:)` read `entry` on the main actor: from now on its changes are published.

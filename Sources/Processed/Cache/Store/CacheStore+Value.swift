@@ -11,7 +11,7 @@ extension CacheStore {
     }
     let entry = makeEntry(for: key)
     startPublishing(entry)
-    let staleTime = options?.staleTime ?? self.staleTime
+    let staleTime = Freshness.staleTime(given: options, declared: nil, cache: self.staleTime)
     if let value = entry.value {
       if entry.isFresh(staleTime: staleTime) { return value }
       // Stale: the value now, and the entry refreshed in the background (a refresh in flight is joined).
