@@ -181,26 +181,29 @@ final class ListRecord {
     let cache = LoadCache()
     let key = CacheKey<Int>("shared")
     let screen = await MainActor.run { CacheScreen() }
+    let recorder = await MainActor.run { StateRecorder(screen.$number) }
     let gate = ActorGate()
     let owner = CachedFeedOwner(cache)
     await owner.observeAll()
+    // The actor's load starts the entry's fetch: its block runs on the owner and holds the fetch at the gate.
+    let ownerTask = await owner.startCached(key, 99, after: gate)
+    await gate.untilWaiting(1)
+    // The screen's load, on the main actor, joins that fetch: its block never runs.
+    let screenBlockRuns = LockedBox(0)
     let mainTask = await MainActor.run {
       screen.$number.load(key, in: cache) {
-        #expect(MainQueue.isCurrent)
-        await gate.wait()
+        screenBlockRuns.withLock { $0 += 1 }
         return 7
       }
     }
-    let ownerTask = await owner.startCached(key, 99)  // joins: its block never runs
-    await gate.untilWaiting(1)
     gate.open()
     try await mainTask.value(timeLimit: .seconds(30))
     try await ownerTask.value(timeLimit: .seconds(30))
-    let seenHistory = await owner.history
-    #expect(seenHistory == [.loading, .loaded(7)])
-    #expect(await owner.fetches == 0)
+    #expect(await owner.history == [.loading, .loaded(99)])
+    #expect(await owner.fetches == 1)
     #expect(await owner.offExecutor == 0)
-    #expect(await MainActor.run { screen.number } == .loaded(7))
+    #expect(screenBlockRuns.withLock { $0 } == 0)
+    #expect(await MainActor.run { recorder.values } == [.loading, .loaded(99)])
   }
 
   @Test func laterWritesOfTheEntryReachTheBoundStateInOrder() async throws {
