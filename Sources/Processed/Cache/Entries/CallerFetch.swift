@@ -5,7 +5,9 @@
 @usableFromInline
 final class CallerFetch<Value: Sendable>: Sendable {
   private struct State {
-    var waiters: [UInt64: CheckedContinuation<Value, any Error>] = [:]
+    /// Every caller that joined and has not ended, with its continuation once it is parked (`nil` until then: a caller
+    /// counts as waiting from the moment it joins, on the main actor, not from when its task parks).
+    var waiters: [UInt64: CheckedContinuation<Value, any Error>?] = [:]
     var lastID: UInt64 = 0
     /// Set once the callers were ended; later callers get it at once.
     var outcome: Result<Value, any Error>?
@@ -21,28 +23,40 @@ final class CallerFetch<Value: Sendable>: Sendable {
   /// How many callers wait.
   var waitingCount: Int { state.withLock { $0.waiters.count } }
 
-  /// Waits for the outcome; `onCancel` runs (off the lock) when the caller was cancelled and was the last waiter.
-  func wait(onLastCancelled: @escaping @Sendable () -> Void) async throws -> Value {
-    let id = state.withLock { state -> UInt64 in
+  /// A caller joins the fetch: from now on it counts as waiting (``hasWaiters``), also before it parks in
+  /// ``wait(_:onLastCancelled:)`` — an `invalidate` between the two restarts its fetch. Main actor, where the entry is.
+  @MainActor
+  func join() -> UInt64 {
+    state.withLock { state -> UInt64 in
       state.lastID &+= 1
+      state.waiters[state.lastID] = .some(nil)
       return state.lastID
     }
-    return try await withTaskCancellationHandler {
+  }
+
+  /// Waits for the outcome as caller `id` (``join()``); `onLastCancelled` runs (off the lock) when the caller was
+  /// cancelled and was the last waiter.
+  func wait(_ id: UInt64, onLastCancelled: @escaping @Sendable () -> Void) async throws -> Value {
+    try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
         let settled = state.withLock { state -> Result<Value, any Error>? in
-          if let outcome = state.outcome { return outcome }
-          if Task.isCancelled { return .failure(CancellationError()) }
+          if let outcome = state.outcome {
+            state.waiters.removeValue(forKey: id)
+            return outcome
+          }
+          // Cancelled before it parked: its handler has removed it (and told the entry when it was the last).
+          guard state.waiters[id] != nil else { return .failure(CancellationError()) }
           state.waiters[id] = continuation
           return nil
         }
         if let settled { continuation.resume(with: settled) }
       }
     } onCancel: {
-      let (waiter, wasLast) = state.withLock { state in
+      let (removed, wasLast) = state.withLock { state in
         (state.waiters.removeValue(forKey: id), state.waiters.isEmpty && state.outcome == nil)
       }
-      guard let waiter else { return }
-      waiter.resume(throwing: CancellationError())
+      guard let removed else { return }
+      removed?.resume(throwing: CancellationError())
       if wasLast { onLastCancelled() }
     }
   }
@@ -65,7 +79,7 @@ final class CallerFetch<Value: Sendable>: Sendable {
       guard state.outcome == nil else { return [] }
       state.outcome = outcome
       defer { state.waiters = [:] }
-      return Array(state.waiters.values)
+      return state.waiters.values.compactMap { $0 }
     }
     for waiter in waiters { waiter.resume(with: outcome) }
   }

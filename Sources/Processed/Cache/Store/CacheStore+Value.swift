@@ -23,6 +23,7 @@ extension CacheStore {
     }
     // A miss: the fetch in flight is joined, else one starts; the caller ends once the entry holds its outcome.
     let callers = entry.callerFetch()
+    let caller = callers.join()
     if !entry.isFetching {
       entry.fetch(
         {
@@ -38,7 +39,7 @@ extension CacheStore {
       entry.ownsFetch = true
     }
     // Holds the entry strongly (a weak reference would give it a side table, kept by a task still queued at exit).
-    return try await callers.wait { [entry] in
+    return try await callers.wait(caller) { [entry] in
       Task { @MainActor in entry.callerLeft(callers) }
     }
   }
