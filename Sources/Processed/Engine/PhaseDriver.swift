@@ -25,13 +25,17 @@ enum PhaseDriver {
     }
     // Interrupts count from the moment the first attempt starts and span all attempts. Measured from now, not from
     // when their task first runs (on a busy owner, that may be much later). The task runs on the owner (it uses
-    // `isolation`).
-    let interrupts =
-      plan.interrupts.isEmpty
-      ? nil
-      : Task { [start = plan.clock.now] in
-        await runInterrupts(plan, id: id, host: host, from: start, isolation: isolation)
+    // `isolation`) and reaches the plan through `interrupted`, emptied when the load ends: a task still sleeping
+    // towards a later interrupt then keeps nothing of the load (its block and `onInterrupt` may hold the model).
+    let interrupted = plan.interrupts.isEmpty ? nil : InterruptedPlan(plan)
+    let interrupts = interrupted.map { interrupted in
+      Task { [start = plan.clock.now, delays = plan.interrupts, clock = plan.clock] in
+        await InterruptSchedule.run(delays, from: start, on: clock, isolation: isolation) { accumulated in
+          guard let plan = interrupted.plan else { return false }
+          return host.interrupt(plan, id: id, after: accumulated)
+        }
       }
+    }
     let outcome = await withTaskCancellationHandler {
       var generator = SystemRandomNumberGenerator()
       var lastThrown: (any Error)?
@@ -63,6 +67,7 @@ enum PhaseDriver {
       interrupts?.cancel()
     }
     interrupts?.cancel()
+    interrupted?.plan = nil
     return outcome
   }
 
@@ -142,19 +147,6 @@ enum PhaseDriver {
         ended.signal(.returned)
         return AttemptResult(outcome: outcome, thrown: thrown)
       }
-    }
-  }
-
-  /// Calls `onInterrupt` after each accumulated delay while load `id` is current (``InterruptSchedule``). An error
-  /// thrown from `onInterrupt` ends the load like an error from the block, and cancels the load's task (never
-  /// retried): see ``PhaseHost/interrupt(_:id:after:)``.
-  @inlinable
-  static func runInterrupts<Host: PhaseHost>(
-    _ plan: Host.Plan, id: UInt64, host: Host, from start: any InstantProtocol<Duration>,
-    isolation: isolated (any Actor)
-  ) async {
-    await InterruptSchedule.run(plan.interrupts, from: start, on: plan.clock, isolation: isolation) { accumulated in
-      host.interrupt(plan, id: id, after: accumulated)
     }
   }
 }
