@@ -45,7 +45,7 @@ extension StateHost {
   /// options' clock; the calls before it are not, so that a state that never debounces pays nothing for it.
   @inlinable
   func noteLoadCall(on options: LoadOptions.Resolved?) {
-    if lastLoadCall != nil { lastLoadCall = LoadCallMark(options?.clock ?? ContinuousClock()) }
+    if lastLoadCall != nil { lastLoadCall = LoadCallMark(LoadOptions.clock(of: options)) }
   }
 
   /// Supersedes the current load and starts `plan` as the new current load: a fresh id, its task, then the start

@@ -74,7 +74,7 @@ extension ShapedPlan {
 
   /// The clock every wait of the load sleeps on.
   @inlinable
-  var clock: any Clock<Duration> { options?.clock ?? ContinuousClock() }
+  var clock: any Clock<Duration> { LoadOptions.clock(of: options) }
 
   /// The state an ordinary error thrown by the block or `onInterrupt` writes.
   @inlinable

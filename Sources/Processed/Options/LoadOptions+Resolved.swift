@@ -43,3 +43,12 @@ extension LoadOptions {
       && (loadingDelay ?? .zero) <= .zero && (minimumLoadingTime ?? .zero) <= .zero && cancellation == .keepState
   }
 }
+
+extension LoadOptions {
+  /// The clock of a load that was given no options, or options whose clock was not read (`LoadOptions.default`'s):
+  /// the one place that says a load without a clock sleeps on `ContinuousClock`.
+  @inlinable
+  static func clock(of options: Resolved?) -> any Clock<Duration> {
+    options?.clock ?? ContinuousClock()
+  }
+}

@@ -140,7 +140,8 @@ enum CachedLoad {
   /// The state's own options for a debounced call: the debounce on the options' clock; the rest is the fetch's.
   @inlinable
   static func debounceOptions<Value>(_ call: Call<Value>) -> LoadOptions {
-    LoadOptions(debounce: call.debounce, clock: call.given?.clock ?? call.declared?.options.clock ?? ContinuousClock())
+    LoadOptions(
+      debounce: call.debounce, clock: call.given?.clock ?? LoadOptions.clock(of: call.declared))
   }
 
   /// Whether the call waits for its key's record first (a persisted key whose entry is not in memory, or reads it).
