@@ -34,7 +34,9 @@ extension LoadCache {
   ) async throws -> V {
     try Task.checkCancellation()
     // A fresh hit of a key this method read before, without a hop (see `CacheStore+Published.swift`).
-    if let value = store.publishedFreshValue(for: key, staleTime: options?.staleTime ?? staleTime) {
+    if let value = store.publishedFreshValue(
+      for: key, staleTime: Freshness.staleTime(given: options, declared: nil, cache: staleTime))
+    {
       return value
     }
     return try await store.value(for: key, options: options, fetch: fetch)

@@ -33,7 +33,9 @@ extension IsolatedStateStorage {
     let fetch = OwnerBlock<Void, Value>(block, owner: isolation)
     var guess: (state: State, version: UInt64)?
     var running = true
-    if let hit = cache.store.publishedValue(for: key, staleTime: options?.staleTime ?? cache.staleTime) {
+    // `options` are the call's or the declaration's already.
+    let staleTime = Freshness.staleTime(given: options, declared: nil, cache: cache.staleTime)
+    if let hit = cache.store.publishedValue(for: key, staleTime: staleTime) {
       guess = (.loaded(hit.value), hit.version)
       running = refreshing || !hit.fresh
     } else if !silently, !(refreshing && state.holdsValue), options?.loadingDelay == nil, options?.debounce == nil {

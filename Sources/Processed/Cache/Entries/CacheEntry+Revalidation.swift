@@ -27,7 +27,7 @@ extension CacheEntry {
   }
 
   /// How long the entry's value stays fresh: the last call's `staleTime`, else the cache's.
-  var staleTime: Duration { recipe?.options?.staleTime ?? store.staleTime }
+  var staleTime: Duration { Freshness.staleTime(given: recipe?.options, declared: nil, cache: store.staleTime) }
 
   /// The polling its bound states ask for: the shortest `refetchInterval` among their calls, and whether any asked for
   /// it in the background; `nil` when none asked.
