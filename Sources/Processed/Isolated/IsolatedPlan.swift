@@ -68,3 +68,29 @@ extension IsolatedPlan {
     IsolatedPlan(startState: .running(process), work: .finishing(block))
   }
 }
+
+extension IsolatedPlan {
+  /// Runs the block once, on its caller's executor (the load's task, on the owner), and returns the load's outcome;
+  /// `yield` writes a yielded state. `thrown` receives the error the block threw, if any. Always inlined into its two
+  /// callers (``IsolatedStateStorage``'s plain path and its ``PhaseHost`` witness), so neither pays a call.
+  @inlinable @inline(__always)
+  nonisolated(nonsending) func run(
+    thrown: inout (any Error)?, yield: (State) -> Void
+  ) async -> LoadOutcome<State> {
+    do {
+      switch work {
+      case .returning(let block):
+        return .loaded(try await block())
+      case .finishing(let block):
+        try await block()
+        return .finished(startedAs: startState)
+      case .yielding(let block):
+        try await block(yield)
+        return .done
+      }
+    } catch {
+      thrown = error
+      return LoadOutcome(error: error, failure: failure)
+    }
+  }
+}
