@@ -71,9 +71,9 @@ extension IsolatedPlan {
 
 extension IsolatedPlan {
   /// Runs the block once, on its caller's executor (the load's task, on the owner), and returns the load's outcome;
-  /// `yield` writes a yielded state. `thrown` receives the error the block threw, if any. Always inlined into its two
-  /// callers (``IsolatedStateStorage``'s plain path and its ``PhaseHost`` witness), so neither pays a call.
-  @inlinable @inline(__always)
+  /// `yield` writes a yielded state. `thrown` receives the error the block threw, if any. The phase driver's call
+  /// (``IsolatedStateStorage``'s ``PhaseHost`` witness); the plain path writes the same switch out for speed.
+  @inlinable
   nonisolated(nonsending) func run(
     thrown: inout (any Error)?, yield: (State) -> Void
   ) async -> LoadOutcome<State> {
