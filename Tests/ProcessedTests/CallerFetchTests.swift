@@ -1,3 +1,4 @@
+import ProcessedTesting
 import Testing
 
 @testable import Processed
@@ -14,7 +15,7 @@ import Testing
     #expect(callers.hasWaiters)
     let waiter = Task { try await callers.wait(id) {} }
     callers.finish(.success(5))
-    #expect(try await waiter.value == 5)
+    #expect(try await waiter.value(timeLimit: .seconds(30)) == 5)
     #expect(!callers.hasWaiters)
   }
 
@@ -26,8 +27,7 @@ import Testing
       withUnsafeCurrentTask { $0?.cancel() }
       return try await callers.wait(id) { told.withLock { $0 += 1 } }
     }
-    let result = await waiter.result
-    #expect(throws: CancellationError.self) { try result.get() }
+    await #expect(throws: CancellationError.self) { try await waiter.value(timeLimit: .seconds(30)) }
     #expect(!callers.hasWaiters)
     #expect(told.withLock { $0 } == 1)
     // A later outcome reaches nobody, and the cancelled caller is not told again.
