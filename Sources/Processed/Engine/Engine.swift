@@ -45,7 +45,7 @@ extension StateHost {
   /// options' clock; the calls before it are not, so that a state that never debounces pays nothing for it.
   @inlinable
   func noteLoadCall(on options: LoadOptions.Resolved?) {
-    if lastLoadCall != nil { lastLoadCall = LoadCallMark(LoadOptions.clock(of: options)) }
+    LoadCallMark.note(&lastLoadCall, on: LoadOptions.clock(of: options))
   }
 
   /// Supersedes the current load and starts `plan` as the new current load: a fresh id, its task, then the start
@@ -110,46 +110,27 @@ extension StateHost {
     return id
   }
 
-  /// A call whose options change how it starts: `.joinRunning` while a load is in progress starts nothing and returns a
-  /// task that ends with that load; a debounce that applies supersedes the current load at once but writes nothing
-  /// until its delay is over (see ``LoadPhases``).
+  /// A call whose options change how it starts (``LoadStart``): `.joinRunning` while a load is in progress starts
+  /// nothing and returns a task that ends with that load; a debounce that applies supersedes the current load at once
+  /// but writes nothing until its delay is over (see ``LoadPhases``).
   @usableFromInline
   func startShaped(
     _ plan: LoadPlan<State>, _ resolved: LoadOptions.Resolved, silently: Bool, priority: TaskPriority?,
     currentState: State?
   ) -> Task<Void, Never> {
-    let options = resolved.options
-    // A load whose task was cancelled (through the `Task` its call returned, or its `async` caller) can no longer
-    // write: there is nothing to join, and the call starts a load that supersedes it.
-    // A `loadMore` in progress is not joined: the call supersedes it.
-    if options.overlap == .joinRunning, tracker.isRunning, !tracker.isLoadingMore, tracker.task?.isCancelled != true {
-      let ended = FirstSignal<Bool>()
-      tracker.joiners.append(ended)
+    switch LoadStart.decide(resolved.options, joinable: tracker.isJoinable, lastLoadCall: &lastLoadCall) {
+    case .join:
+      let ended = tracker.join()
       return Task(priority: priority) { await LoadJoin.wait(until: ended) }
-    }
-    guard let debounce = options.debounce else {
-      noteLoadCall(on: resolved)
+    case .now:
       return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
+    case .debounced(let delay):
+      var plan = plan
+      plan.debounce = delay
+      plan.debounceOrigin = lastLoadCall
+      plan.silently = silently
+      return launch(plan, writingStartState: false, priority: priority, currentState: currentState)
     }
-    guard let delay = debounceDelay(debounce, on: options.clock) else {
-      return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
-    }
-    var plan = plan
-    plan.debounce = delay
-    plan.debounceOrigin = lastLoadCall
-    plan.silently = silently
-    return launch(plan, writingStartState: false, priority: priority, currentState: currentState)
-  }
-
-  /// How long a call with `debounce` waits before its load starts (`nil`: not at all), recording the call for later
-  /// `.leading` debounces.
-  ///
-  /// A zero or negative duration, or a previous call timed on another clock type, never waits.
-  @usableFromInline
-  func debounceDelay(_ debounce: Debounce, on clock: any Clock<Duration>) -> Duration? {
-    let previous = lastLoadCall
-    lastLoadCall = LoadCallMark(clock)
-    return debounce.delay(after: previous, on: clock)
   }
 
   /// Starts a load for an `async` caller, which then waits with ``AwaitedLoad/wait()`` without holding the host.
@@ -213,11 +194,9 @@ extension StateHost {
     store(state)
   }
 
-  /// Whether the load `id` may still write: it is current and the task running this code is not cancelled.
+  /// Whether the load `id` may still write (``LoadTracker/mayWrite(_:)``).
   @inlinable
-  func mayWrite(_ id: UInt64) -> Bool {
-    tracker.isCurrent(id) && !Task.isCancelled
-  }
+  func mayWrite(_ id: UInt64) -> Bool { tracker.mayWrite(id) }
 
   /// Ends load `id` with `outcome`, if it may still write; otherwise only drops its bookkeeping if it is current.
   ///

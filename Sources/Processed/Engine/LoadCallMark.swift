@@ -8,6 +8,13 @@ final class LoadCallMark: Sendable {
     instant = clock.now
   }
 
+  /// Records a load call that is not debounced: once a state has had a debounced call, every later call is timed
+  /// too, on its options' clock; the calls before it are not, so that a state that never debounces pays nothing for it.
+  @inlinable
+  static func note(_ mark: inout LoadCallMark?, on clock: @autoclosure () -> any Clock<Duration>) {
+    if mark != nil { mark = LoadCallMark(clock()) }
+  }
+
   /// The time since the mark on `clock`, or `nil` when the mark was made on a clock of another type.
   @usableFromInline
   func elapsed(on clock: any Clock<Duration>) -> Duration? {

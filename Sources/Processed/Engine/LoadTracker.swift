@@ -36,6 +36,24 @@ struct LoadTracker: Sendable {
   @inlinable
   func isCurrent(_ id: UInt64) -> Bool { currentID == id }
 
+  /// Whether load `id` may still write: it is current and the task running this code is not cancelled.
+  @inlinable
+  func mayWrite(_ id: UInt64) -> Bool { currentID == id && !Task.isCancelled }
+
+  /// Whether a `.joinRunning` call joins the current load: one runs, it is not a `loadMore` (which such a call
+  /// supersedes), and its task was not cancelled (through the `Task` its call returned, or its `async` caller), so
+  /// that it can still write.
+  @inlinable
+  var isJoinable: Bool { isRunning && !isLoadingMore && task?.isCancelled != true }
+
+  /// A call joins the current load: the signal it waits for is sent when the load ends (``clear()``).
+  @inlinable
+  mutating func join() -> FirstSignal<Bool> {
+    let ended = FirstSignal<Bool>()
+    joiners.append(ended)
+    return ended
+  }
+
   @inlinable
   mutating func begin(_ id: UInt64, task: Task<Void, Never>?) {
     currentID = id

@@ -52,9 +52,7 @@ extension StateHost {
   func loadMoreStep(hasPlan: Bool) -> PageLoad.Step {
     if tracker.isRunning, !(tracker.isLoadingMore && tracker.task?.isCancelled == true) {
       guard tracker.isLoadingMore else { return .nothing }
-      let ended = FirstSignal<Bool>()
-      tracker.joiners.append(ended)
-      return .join(ended)
+      return .join(tracker.join())
     }
     return hasPlan ? .start : .nothing
   }

@@ -15,32 +15,26 @@ extension IsolatedStateStorage {
       plan.keepsContent = true
       silently = true
     }
-    if let resolved = options.map(LoadOptions.Resolved.init) ?? declaredOptions {
-      plan.options = resolved
-      let options = resolved.options
-      // A load whose task was cancelled can no longer write: there is nothing to join.
-      if options.overlap == .joinRunning, tracker.isRunning, tracker.task?.isCancelled != true {
-        let ended = FirstSignal<Bool>()
-        tracker.joiners.append(ended)
-        return Task(priority: priority) {
-          _ = isolation
-          await LoadJoin.wait(until: ended)
-        }
-      }
-      if let debounce = options.debounce {
-        let previous = lastLoadCall
-        lastLoadCall = LoadCallMark(options.clock)
-        if let delay = debounce.delay(after: previous, on: options.clock) {
-          plan.debounce = delay
-          plan.debounceOrigin = lastLoadCall
-          plan.silently = silently
-          return launch(plan, writingStartState: false, priority: priority, isolation: isolation)
-        }
-        return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
-      }
+    guard let resolved = options.map(LoadOptions.Resolved.init) ?? declaredOptions else {
+      LoadCallMark.note(&lastLoadCall, on: plan.clock)
+      return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
     }
-    if lastLoadCall != nil { lastLoadCall = LoadCallMark(plan.clock) }
-    return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
+    plan.options = resolved
+    switch LoadStart.decide(resolved.options, joinable: tracker.isJoinable, lastLoadCall: &lastLoadCall) {
+    case .join:
+      let ended = tracker.join()
+      return Task(priority: priority) {
+        _ = isolation
+        await LoadJoin.wait(until: ended)
+      }
+    case .now:
+      return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
+    case .debounced(let delay):
+      plan.debounce = delay
+      plan.debounceOrigin = lastLoadCall
+      plan.silently = silently
+      return launch(plan, writingStartState: false, priority: priority, isolation: isolation)
+    }
   }
 
   /// Supersedes the current load and starts `plan` as the new current load: a fresh id, its task, then the start
@@ -164,11 +158,9 @@ extension IsolatedStateStorage {
     store(new)
   }
 
-  /// Whether the load `id` may still write: it is current and the task running this code is not cancelled.
+  /// Whether the load `id` may still write (``LoadTracker/mayWrite(_:)``).
   @inlinable
-  func mayWrite(_ id: UInt64) -> Bool {
-    tracker.isCurrent(id) && !Task.isCancelled
-  }
+  func mayWrite(_ id: UInt64) -> Bool { tracker.mayWrite(id) }
 
   /// Ends load `id` with `outcome`, if it may still write; otherwise only drops it if it is current.
   @inlinable

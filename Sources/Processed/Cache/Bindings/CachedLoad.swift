@@ -121,11 +121,8 @@ enum CachedLoad {
   /// cache (see `StateHost.startShaped`).
   @inlinable
   static func joinRunning<Value>(_ call: Call<Value>, priority: TaskPriority?) -> Task<Void, Never>? {
-    guard call.joinsRunning, let host = call.binding.host(), host.tracker.isRunning, !host.tracker.isLoadingMore,
-      host.tracker.task?.isCancelled != true
-    else { return nil }
-    let ended = FirstSignal<Bool>()
-    host.tracker.joiners.append(ended)
+    guard call.joinsRunning, let host = call.binding.host(), host.tracker.isJoinable else { return nil }
+    let ended = host.tracker.join()
     return Task(priority: priority) { await LoadJoin.wait(until: ended) }
   }
 
