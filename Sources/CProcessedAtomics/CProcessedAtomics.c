@@ -3,11 +3,8 @@
 // The one notification state of the process (zero: no notification in progress).
 processed_notification_state processed_notifications;
 
-// The key-path writes in progress (main actor only; zero: none).
-processed_keypath_write_state processed_keypath_writes;
-
-// The number of states bound to a cache entry (main actor only).
-processed_cache_state processed_cache;
+// The key-path writes in progress and the states bound to a cache entry (main actor only; zero: none).
+processed_main_actor_counters processed_main_counters;
 _Atomic uint32_t processed_cache_off_main;
 
 #if PROCESSED_FUTEX_LOCK

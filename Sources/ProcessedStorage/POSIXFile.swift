@@ -151,27 +151,17 @@ enum POSIXFile {
     return (Int(status.st_size), Double(modified.tv_sec) + Double(modified.tv_nsec) / 1e9)
   }
 
-  private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    #if canImport(Darwin)
-      Darwin.read(descriptor, buffer, count)
-    #elseif canImport(Glibc)
-      Glibc.read(descriptor, buffer, count)
-    #elseif canImport(Musl)
-      Musl.read(descriptor, buffer, count)
-    #else
-      Android.read(descriptor, buffer, count)
-    #endif
-  }
+  // The C library's `read(2)` and `write(2)`, named through its module: this type's `read(at:)` hides the bare name.
+  #if canImport(Darwin)
+    private static let (systemRead, systemWrite): (SystemRead, SystemWrite) = (Darwin.read, Darwin.write)
+  #elseif canImport(Glibc)
+    private static let (systemRead, systemWrite): (SystemRead, SystemWrite) = (Glibc.read, Glibc.write)
+  #elseif canImport(Musl)
+    private static let (systemRead, systemWrite): (SystemRead, SystemWrite) = (Musl.read, Musl.write)
+  #else
+    private static let (systemRead, systemWrite): (SystemRead, SystemWrite) = (Android.read, Android.write)
+  #endif
 
-  private static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    #if canImport(Darwin)
-      Darwin.write(descriptor, buffer, count)
-    #elseif canImport(Glibc)
-      Glibc.write(descriptor, buffer, count)
-    #elseif canImport(Musl)
-      Musl.write(descriptor, buffer, count)
-    #else
-      Android.write(descriptor, buffer, count)
-    #endif
-  }
+  private typealias SystemRead = @Sendable (Int32, UnsafeMutableRawPointer?, Int) -> Int
+  private typealias SystemWrite = @Sendable (Int32, UnsafeRawPointer?, Int) -> Int
 }

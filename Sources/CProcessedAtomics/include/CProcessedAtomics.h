@@ -240,38 +240,33 @@ static inline uint64_t processed_next_observer_id(void) {
   return atomic_fetch_add_explicit(&processed_notifications.lastID.value, 1, memory_order_relaxed) + 1;
 }
 
-// MARK: Key-path writes (main actor only)
+// MARK: Main-actor counters
 
-/// The bookkeeping of the key-path writes in progress (see `KeyPathWrites` in Swift): plain fields, read and written
-/// on the main actor only. Kept here rather than in Swift statics so that Swift code inlined into a client reaches
-/// them as plain globals: a Swift static used from another module goes through its lazy-initialization check on
-/// every access.
+/// Counters read and written on the main actor only, as plain fields. Kept here rather than in Swift statics so that
+/// Swift code inlined into a client reaches them as plain globals: a Swift static used from another module goes
+/// through its lazy-initialization check on every access.
 typedef struct {
-  /// How many key-path writes are in progress, nested.
-  uint16_t depth;
-} processed_keypath_write_state;
+  /// How many key-path writes are in progress, nested (see `KeyPathWrites` in Swift).
+  uint16_t keypath_write_depth;
+  /// How many states are bound to a `LoadCache` entry (see `CacheBindings` in Swift): while none is, a load's start
+  /// and cancel pay one load of this field for the cache.
+  uint32_t cache_bound_states;
+} processed_main_actor_counters;
 
 /// Defined in CProcessedAtomics.c.
-extern processed_keypath_write_state processed_keypath_writes;
+extern processed_main_actor_counters processed_main_counters;
 
-static inline uint16_t processed_keypath_write_depth(void) { return processed_keypath_writes.depth; }
+static inline uint16_t processed_keypath_write_depth(void) { return processed_main_counters.keypath_write_depth; }
 
-static inline void processed_keypath_set_write_depth(uint16_t depth) { processed_keypath_writes.depth = depth; }
+static inline void processed_keypath_set_write_depth(uint16_t depth) {
+  processed_main_counters.keypath_write_depth = depth;
+}
 
-// MARK: Cache bindings (main actor only)
+static inline uint32_t processed_cache_bound_states(void) { return processed_main_counters.cache_bound_states; }
 
-/// How many states are bound to a `LoadCache` entry (see `CacheBindings` in Swift): while none is, a load's start
-/// and cancel pay one load of this field for the cache. Main-actor only, like the key-path write depth.
-typedef struct {
-  uint32_t bound_states;
-} processed_cache_state;
-
-/// Defined in CProcessedAtomics.c.
-extern processed_cache_state processed_cache;
-
-static inline uint32_t processed_cache_bound_states(void) { return processed_cache.bound_states; }
-
-static inline void processed_cache_set_bound_states(uint32_t count) { processed_cache.bound_states = count; }
+static inline void processed_cache_set_bound_states(uint32_t count) {
+  processed_main_counters.cache_bound_states = count;
+}
 
 // MARK: Cache calls off the main actor (any thread)
 

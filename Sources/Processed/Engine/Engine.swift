@@ -204,13 +204,11 @@ extension StateHost {
   /// that ends without an error clears the error kept beside the state.
   @inlinable
   func finish(_ id: UInt64, with outcome: LoadOutcome<State>, keepingContent: Bool = false) {
-    guard tracker.isCurrent(id) else { return }
-    guard !Task.isCancelled else {
-      // Cancelled through its task (or its caller's): it ends without writing its outcome.
-      endCancelled()
-      return
+    switch tracker.ending(id) {
+    case .superseded: return
+    case .cancelled: endCancelled()
+    case .writesOutcome: complete(with: outcome, keepingContent: keepingContent)
     }
-    complete(with: outcome, keepingContent: keepingContent)
   }
 
   /// Ends the current load with `outcome` (the caller checked that the load may still write): a load's own end, or

@@ -40,6 +40,13 @@ struct LoadTracker: Sendable {
   @inlinable
   func mayWrite(_ id: UInt64) -> Bool { currentID == id && !Task.isCancelled }
 
+  /// How load `id` ends, called by its task when its last attempt returned.
+  @inlinable
+  func ending(_ id: UInt64) -> LoadEnding {
+    guard currentID == id else { return .superseded }
+    return Task.isCancelled ? .cancelled : .writesOutcome
+  }
+
   /// Whether a `.joinRunning` call joins the current load: one runs, it is not a `loadMore` (which such a call
   /// supersedes), and its task was not cancelled (through the `Task` its call returned, or its `async` caller), so
   /// that it can still write.

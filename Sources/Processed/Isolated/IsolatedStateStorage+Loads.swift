@@ -165,10 +165,10 @@ extension IsolatedStateStorage {
   /// Ends load `id` with `outcome`, if it may still write; otherwise only drops it if it is current.
   @inlinable
   func finish(_ id: UInt64, with outcome: LoadOutcome<State>, keepingContent: Bool) {
-    guard tracker.isCurrent(id) else { return }
-    guard !Task.isCancelled else {
-      cancelLoad()
-      return
+    switch tracker.ending(id) {
+    case .superseded: return
+    case .cancelled: return cancelLoad()
+    case .writesOutcome: break
     }
     switch outcome {
     case .write(let new):

@@ -223,13 +223,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   /// away.
   @inlinable
   func states() -> AsyncStream<State> {
-    let (stream, continuation) = AsyncStream<State>.makeStream()
-    continuation.yield(state)
-    let token = observe(onRegistryEnd: { continuation.finish() }) { state in
-      continuation.yield(state)
-    }
-    continuation.onTermination = { _ in token.cancel() }
-    return stream
+    AsyncStream.states(startingWith: state) { observe(onRegistryEnd: $0, $1) }
   }
 
   // MARK: Activity

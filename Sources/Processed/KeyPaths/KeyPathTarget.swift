@@ -157,13 +157,10 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
   @usableFromInline
   override func states() -> AsyncStream<State> {
     guard let model else { return super.states() }
-    let (stream, continuation) = AsyncStream<State>.makeStream()
-    continuation.yield(model[keyPath: keyPath])
-    let token = link(of: model).addObserver(onRegistryEnd: { continuation.finish() }) { (state: State) in
-      continuation.yield(state)
+    let stream = AsyncStream.states(startingWith: model[keyPath: keyPath]) { onRegistryEnd, onChange in
+      link(of: model).addObserver(onRegistryEnd: onRegistryEnd) { (state: State) in onChange(state) }
     }
-    if model is any ObservableModel { _ = model[keyPath: keyPath] }
-    continuation.onTermination = { _ in token.cancel() }
+    if model is any ObservableModel { _ = model[keyPath: keyPath] }  // links a wrapper-backed property
     return stream
   }
 

@@ -7,7 +7,7 @@ public import CProcessedAtomics
 /// Main-actor only. See Documentation/KeyPathWrites.md.
 @usableFromInline @MainActor
 enum KeyPathWrites {
-  // How many key-path writes are in progress, nested, is a plain C global (`processed_keypath_writes`): the fast
+  // How many key-path writes are in progress, nested, is a plain C field (`processed_main_counters`): the fast
   // paths of `begin` and `end` are inlined into the client, where a Swift static would be reached through its
   // lazy-initialization check on every access. The depth overflows (a trap) only past 65,535 nested writes, which
   // the stack does not reach.

@@ -130,13 +130,7 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   /// The current state, then every change, until the iteration ends or the storage goes away.
   @usableFromInline
   func states() -> AsyncStream<State> {
-    let (stream, continuation) = AsyncStream<State>.makeStream()
-    continuation.yield(currentState)
-    let token = observe(onRegistryEnd: { continuation.finish() }) { state in
-      continuation.yield(state)
-    }
-    continuation.onTermination = { _ in token.cancel() }
-    return stream
+    AsyncStream.states(startingWith: currentState) { observe(onRegistryEnd: $0, $1) }
   }
 
   /// The number of observers of the wrapper itself (for tests).
