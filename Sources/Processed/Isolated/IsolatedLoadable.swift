@@ -58,14 +58,8 @@ public struct IsolatedLoadable<Value: Sendable> {
   /// ```
   @inlinable
   public var wrappedValue: LoadableState<Value> {
-    get {
-      storage.checkOwner()
-      return storage.state
-    }
-    nonmutating set {
-      storage.checkOwner()
-      storage.overwrite(newValue)
-    }
+    get { storage.ownedState }
+    nonmutating set { storage.ownedState = newValue }
   }
 
   /// The controller: `$feed.load { … }`.

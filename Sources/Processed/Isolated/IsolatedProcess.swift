@@ -53,14 +53,8 @@ public struct IsolatedProcess<ProcessKind: Equatable & Sendable> {
   /// ```
   @inlinable
   public var wrappedValue: ProcessState<ProcessKind> {
-    get {
-      storage.checkOwner()
-      return storage.state
-    }
-    nonmutating set {
-      storage.checkOwner()
-      storage.overwrite(newValue)
-    }
+    get { storage.ownedState }
+    nonmutating set { storage.ownedState = newValue }
   }
 
   /// The controller: `$upload.run { … }`.

@@ -164,6 +164,20 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
       "Processed: this \(kind) belongs to \(ownerName) and was used from another isolation")
   }
 
+  /// The state as a wrapper's `wrappedValue` reads and writes it: checked to be on the owner (``checkOwner()``); a
+  /// write is a manual one (it cancels the current load).
+  @inlinable
+  var ownedState: State {
+    get {
+      checkOwner()
+      return state
+    }
+    set {
+      checkOwner()
+      overwrite(newValue)
+    }
+  }
+
   static func describe(_ actor: any Actor) -> String {
     "\(type(of: actor)) (\(ObjectIdentifier(actor)))"
   }

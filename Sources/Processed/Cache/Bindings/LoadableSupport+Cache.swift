@@ -38,13 +38,21 @@ extension LoadableSupport {
     priority: TaskPriority? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
-    if let storage = WrapperLookup.read(self, state).storage,
-      CachedLoad.freshHit(storage, key: key, cache: cache, options: options, block: block)
-    {
-      return CachedLoad.finishedTask
-    }
+    if freshHit(state, key: key, cache: cache, options: options, block: block) { return CachedLoad.finishedTask }
     return startCached(
       state, key: key, in: cache, silently: silently, options: options, priority: priority, block: block)
+  }
+
+  /// Whether a cached load of `state` is a fresh hit of a `@Loadable` property already bound to `key`'s entry: then it
+  /// has shown the entry's value and nothing more runs (`CachedLoad.freshHit`).
+  @MainActor
+  @inlinable @inline(__always)
+  func freshHit<Value: Sendable>(
+    _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>, key: CacheKey<Value>, cache: LoadCache,
+    options: LoadOptions?, block: @escaping @MainActor () async throws -> Value
+  ) -> Bool {
+    guard let storage = WrapperLookup.read(self, state).storage else { return false }
+    return CachedLoad.freshHit(storage, key: key, cache: cache, options: options, block: block)
   }
 
   /// ``load(_:key:in:silently:options:priority:block:)`` past the fresh hit of a bound wrapper state.
@@ -83,11 +91,7 @@ extension LoadableSupport {
     options: LoadOptions? = nil,
     @_implicitSelfCapture block: @escaping @MainActor () async throws -> Value
   ) async {
-    if let storage = WrapperLookup.read(self, state).storage,
-      CachedLoad.freshHit(storage, key: key, cache: cache, options: options, block: block)
-    {
-      return
-    }
+    if freshHit(state, key: key, cache: cache, options: options, block: block) { return }
     await runCached(state, key: key, in: cache, silently: silently, options: options, block: block)
   }
 
