@@ -30,6 +30,9 @@ extension IsolatedStateStorage {
   ) -> Task<Void, Never> where State == LoadableState<Value> {
     claim(isolation)
     let options = effectiveOptions(options)
+    if options?.overlap == .joinRunning, let joined = joinRunningLoad(priority: priority, isolation: isolation) {
+      return joined
+    }
     let fetch = OwnerBlock<Void, Value>(block, owner: isolation)
     var guess: (state: State, version: UInt64)?
     var running = true
@@ -67,6 +70,9 @@ extension IsolatedStateStorage {
     isolation: isolated (any Actor), block: nonisolated(nonsending) @escaping () async throws -> Value
   ) -> Task<Void, Never> where State == LoadableState<Value> {
     claim(isolation)
+    if options.options.overlap == .joinRunning, let joined = joinRunningLoad(priority: priority, isolation: isolation) {
+      return joined
+    }
     let run = OwnerBlock<Void, Value>(block, owner: isolation)
     let quiet = silently || (refreshing && state.holdsValue)
     // A delayed or debounced start state is the shadow's to write, when its time comes.
@@ -96,12 +102,16 @@ extension IsolatedStateStorage {
     guard !tracker.isRunning, case .loaded(let pages) = state, pages.hasMore else { return Self.nothingToDo }
     let fetch = OwnerBlock<Cursor, Pages<Item, Cursor>>(taking: block, owner: isolation)
     let options = effectiveOptions(options)
-    return startMirrored(
+    // A `loadMore` that starts a load (rather than joining the one the state follows) is not joined by `.joinRunning`.
+    let startsLoad = !(followsMirror && mirroredActivity.map { $0.phase != .idle } ?? false)
+    let task = startMirrored(
       supersedes: false, guess: nil, activity: LoadActivity(phase: .running(attempt: 1)), priority: priority,
       isolation: isolation
     ) { controller in
       controller.loadMore(options: options, priority: priority) { cursor in try await fetch.run(cursor) }
     }
+    if startsLoad { mirrorLoadsMore = true }
+    return task
   }
 
   /// The task of a call that does nothing.

@@ -20,13 +20,11 @@ extension IsolatedStateStorage {
       return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
     }
     plan.options = resolved
-    switch LoadStart.decide(resolved.options, joinable: tracker.isJoinable, lastLoadCall: &lastLoadCall) {
+    let joinable = tracker.isJoinable || mirroredLoadIsJoinable
+    switch LoadStart.decide(resolved.options, joinable: joinable, lastLoadCall: &lastLoadCall) {
     case .join:
-      let ended = tracker.join()
-      return Task(priority: priority) {
-        _ = isolation
-        await LoadJoin.wait(until: ended)
-      }
+      if let joined = joinRunningLoad(priority: priority, isolation: isolation) { return joined }
+      return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
     case .now:
       return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
     case .debounced(let delay):

@@ -26,6 +26,7 @@ extension IsolatedStateStorage {
   func unfollowMirror(restoring: Bool) {
     let wasRunning = mirroredActivity.map { $0.phase != .idle } ?? false
     followsMirror = false
+    endMirrorJoiners()
     mirroredActivity = nil
     mirroredVersion = 0
     mirrorEpoch &+= 1
@@ -50,6 +51,44 @@ extension IsolatedStateStorage {
       mirroredActivity = activity
       if activity.phase == .idle { mirrorRestores = nil }
       publishActivity()
+      if activity.phase == .idle { endMirrorJoiners() }
+    }
+  }
+
+  /// Whether the state follows a load running through its mirror that a `.joinRunning` call joins: its activity is not
+  /// idle and it is not a `loadMore`.
+  @usableFromInline
+  var mirroredLoadIsJoinable: Bool {
+    followsMirror && !mirrorLoadsMore && mirroredActivity.map { $0.phase != .idle } ?? false
+  }
+
+  /// The load the state followed through its mirror ended, was superseded or stopped: the calls that joined it end.
+  @usableFromInline
+  func endMirrorJoiners() {
+    mirrorLoadsMore = false
+    guard !mirrorJoiners.isEmpty else { return }
+    let ended = mirrorJoiners
+    mirrorJoiners = []
+    for joiner in ended { joiner.signal(true) }
+  }
+
+  /// A `.joinRunning` call made while a load runs — the state's own, or one it follows through its mirror (a cached
+  /// load's fetch, a calmly presented load): it starts and writes nothing, and returns a task that ends with that load.
+  /// `nil`: no such load runs.
+  @usableFromInline
+  func joinRunningLoad(priority: TaskPriority?, isolation: isolated (any Actor)) -> Task<Void, Never>? {
+    let ended: FirstSignal<Bool>
+    if tracker.isJoinable {
+      ended = tracker.join()
+    } else if mirroredLoadIsJoinable {
+      ended = FirstSignal<Bool>()
+      mirrorJoiners.append(ended)
+    } else {
+      return nil
+    }
+    return Task(priority: priority) {
+      _ = isolation
+      await LoadJoin.wait(until: ended)
     }
   }
 
@@ -80,6 +119,7 @@ extension IsolatedStateStorage {
     let mirror: StateMirror<Value> = stateMirror(isolation: isolation)
     if supersedes || !followsMirror {
       if tracker.isRunning { clear()?.cancel() }
+      endMirrorJoiners()
       mirrorEpoch &+= 1
       followsMirror = true
       mirrorRestores = restoresOnCancel ? state : nil

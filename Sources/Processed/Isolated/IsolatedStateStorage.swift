@@ -83,6 +83,10 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   @usableFromInline @exclusivity(unchecked) var mirroredVersion: UInt64 = 0
   /// What a followed load's start replaced, when its options restore it on cancellation (`.restore`).
   @usableFromInline @exclusivity(unchecked) var mirrorRestores: State?
+  /// `.joinRunning` calls that joined the load the state follows, told when it ends (``endMirrorJoiners()``).
+  @usableFromInline @exclusivity(unchecked) var mirrorJoiners: [FirstSignal<Bool>] = []
+  /// Whether the load the state follows was started by a `loadMore`, which a `.joinRunning` call does not join.
+  @usableFromInline @exclusivity(unchecked) var mirrorLoadsMore = false
 
   @inlinable
   init(_ state: State, options: LoadOptions?, kind: String) {
@@ -95,6 +99,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
     // No load runs (a running load's task holds the storage). Closing the slots ends `states` sequences.
     mirror?.close()
     _ = tracker.clear()  // tells `.joinRunning` joiners
+    for joiner in mirrorJoiners { joiner.signal(true) }
     awaitedBy?.resume()  // never set here (a waiting caller holds the storage); resumed rather than leaked
     stateSlot.close()
     activitySlot?.close()
