@@ -22,7 +22,7 @@ final class ActivityRecord: ObservableModel {
 
 extension StateHost {
   /// The activity of the state now.
-  @inlinable
+  @usableFromInline
   var activity: LoadActivity {
     guard let record = activityRecord else {
       return LoadActivity(phase: tracker.isRunning ? .running(attempt: 1) : .idle)
@@ -70,7 +70,6 @@ extension StateHost {
   }
 
   /// A progress report of load `id`: kept when that load is current.
-  @usableFromInline
   func reportProgress(_ progress: LoadProgress, from id: UInt64) {
     guard tracker.isCurrent(id) else { return }
     makeActivityRecord().progress = progress

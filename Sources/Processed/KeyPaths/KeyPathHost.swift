@@ -1,4 +1,4 @@
-public import CProcessedAtomics
+internal import CProcessedAtomics
 
 /// The host of a state that lives at a key path of a class, for ``LoadableSupport`` and ``ProcessSupport``.
 ///
@@ -61,7 +61,6 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
     set { makeExtras().activityRecord = newValue }
   }
 
-  @usableFromInline
   func makeExtras() -> KeyPathStateExtras {
     if let extras { return extras }
     let made = KeyPathStateExtras.make(for: model, key)
@@ -210,7 +209,6 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
 
   /// A `loadMore` of `keyPath` of `model`, Task form (see ``PageLoad``): on the wrapper's storage when the property is
   /// a wrapper; a host is made only when the call starts a load. `nil`: the call does nothing.
-  @inlinable
   static func startLoadMore(
     _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ access: KeyPathAccess<Model, State>,
     _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
@@ -227,7 +225,6 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   }
 
   /// A `loadMore` of `keyPath` of `model`, `async` form. `nil`: the call does nothing.
-  @inlinable
   static func startAwaitedLoadMore(
     _ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>, _ access: KeyPathAccess<Model, State>,
     _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?
@@ -244,7 +241,6 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   }
 
   /// Cancels the running load of `keyPath` of `model`, if any.
-  @inlinable
   static func cancel(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) {
     if let storage = WrapperLookup.read(model, keyPath).storage {
       storage.cancelLoad()
@@ -256,7 +252,6 @@ final class KeyPathHost<Model: AnyObject, State: ManagedState & Sendable>: State
   }
 
   /// Cancels the running load of `keyPath` of `model` and writes the reset state.
-  @inlinable
   static func reset(_ model: Model, _ keyPath: ReferenceWritableKeyPath<Model, State>) {
     if let storage = WrapperLookup.read(model, keyPath).storage {
       storage.resetState()

@@ -4,13 +4,13 @@
 /// Held by instance (weakly) and key path, swept when the table doubles. See Documentation/KeyPathWrites.md.
 @usableFromInline @MainActor
 final class KeyPathStateExtras {
-  @usableFromInline weak var model: AnyObject?
-  @usableFromInline var lastLoadCall: LoadCallMark?
-  @usableFromInline var activityRecord: ActivityRecord?
+  weak var model: AnyObject?
+  var lastLoadCall: LoadCallMark?
+  var activityRecord: ActivityRecord?
   /// For a class that is not an ``ObservableModel``: the slot its key-path controllers observe, which the
   /// library's writes notify. Closed when the extras go away (after their model did, at a sweep).
   var ownSlot: ObserverSlot?
-  @usableFromInline var ownLink: SlotLink?
+  var ownLink: SlotLink?
 
   init(model: AnyObject) {
     self.model = model
@@ -30,11 +30,10 @@ final class KeyPathStateExtras {
     ownSlot?.close()
   }
 
-  @usableFromInline static var table: [KeyPathHostKey: KeyPathStateExtras] = [:]
+  static var table: [KeyPathHostKey: KeyPathStateExtras] = [:]
   private static var sweepAt = 64
 
   /// The extras of the state at `key` of `model`, if any were made.
-  @inlinable
   static func existing(for model: AnyObject, _ key: KeyPathHostKey) -> KeyPathStateExtras? {
     if table.isEmpty { return nil }
     guard let extras = table[key], extras.model === model else { return nil }
@@ -42,7 +41,6 @@ final class KeyPathStateExtras {
   }
 
   /// The extras of the state at `key` of `model`, made if there are none.
-  @usableFromInline
   static func make(for model: AnyObject, _ key: KeyPathHostKey) -> KeyPathStateExtras {
     if let extras = existing(for: model, key) { return extras }
     let extras = KeyPathStateExtras(model: model)

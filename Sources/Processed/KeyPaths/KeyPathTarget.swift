@@ -64,8 +64,8 @@ enum KeyPathTargetEnded {
 /// The key path `keyPath` of `model`. Every operation whose model is gone falls back to the base class's.
 @usableFromInline @MainActor
 final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: KeyPathTarget<State> {
-  @usableFromInline weak var model: Model?
-  @usableFromInline let keyPath: ReferenceWritableKeyPath<Model, State>
+  weak var model: Model?
+  let keyPath: ReferenceWritableKeyPath<Model, State>
   /// What the library keeps about this state beyond its running load (see ``KeyPathStateExtras``): made with the
   /// controller, so that from now on the state's activity is kept (its last value is kept by every library write).
   let extras: KeyPathStateExtras
@@ -82,12 +82,11 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     if !(model is any ObservableModel) { _ = link(of: model) }
   }
 
-  @usableFromInline override var currentState: State {
+  override var currentState: State {
     guard let model else { return super.currentState }
     return model[keyPath: keyPath]
   }
 
-  @usableFromInline
   override func start(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?, refreshing: Bool
   ) -> Task<Void, Never> {
@@ -99,7 +98,6 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
       refreshing: refreshing)
   }
 
-  @usableFromInline
   override func startAwaited(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, refreshing: Bool
   ) -> AwaitedLoad {
@@ -110,7 +108,6 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
       model, keyPath, KeyPathAccess(keyPath), plan, silently: silently, options: options, refreshing: refreshing)
   }
 
-  @usableFromInline
   override func startLoadMore(
     _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
   ) -> Task<Void, Never>? {
@@ -119,7 +116,6 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
       model, keyPath, KeyPathAccess(keyPath), makePlan, options: options, priority: priority)
   }
 
-  @usableFromInline
   override func startAwaitedLoadMore(_ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?) -> AwaitedLoad? {
     guard let model else { return nil }
     return KeyPathHost.startAwaitedLoadMore(model, keyPath, KeyPathAccess(keyPath), makePlan, options: options)
@@ -134,19 +130,18 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     return KeyPathCacheBinding.of(model, keyPath as! ReferenceWritableKeyPath<Model, LoadableState<Value>>)
   }
 
-  @usableFromInline override func cancel() {
+  override func cancel() {
     guard let model else { return }
     KeyPathHost.cancel(model, keyPath)
   }
 
-  @usableFromInline override func reset() {
+  override func reset() {
     guard let model else { return }
     KeyPathHost.reset(model, keyPath)
   }
 
   /// On an ``ObservableModel``: exactly `model.observe(keyPath)`. On another class: the changes the library writes
   /// (its loads, cancel and reset), through a slot kept beside the state.
-  @usableFromInline
   override func observe(_ onChange: @escaping @MainActor (State) -> Void) -> ObservationToken {
     guard let model else { return super.observe(onChange) }
     let token = link(of: model).addObserver(onChange)
@@ -154,7 +149,6 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     return token
   }
 
-  @usableFromInline
   override func states() -> AsyncStream<State> {
     guard let model else { return super.states() }
     let stream = AsyncStream.states(startingWith: model[keyPath: keyPath]) { onRegistryEnd, onChange in
@@ -175,13 +169,12 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     return link
   }
 
-  @usableFromInline override var activity: LoadActivity {
+  override var activity: LoadActivity {
     guard let model else { return super.activity }
     if let host = KeyPathHost.running(model, keyPath) { return host.activity }
     return extras.activityRecord?.activity(isRunning: false) ?? super.activity
   }
 
-  @usableFromInline
   override func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
     guard let model else { return super.observeActivity(onChange) }
     if let host = KeyPathHost.running(model, keyPath) { return host.observeActivity(onChange) }
@@ -190,7 +183,7 @@ final class KeyPathTargetOf<Model: AnyObject, State: ManagedState & Sendable>: K
     return record.observe(isRunning: false, onChange)
   }
 
-  @usableFromInline override var lastValueState: State? {
+  override var lastValueState: State? {
     guard let model else { return nil }
     return (link(of: model).anchor.mainFields.pointee.keptState as? KeptState<State>)?.state
   }
@@ -213,12 +206,10 @@ final class WrapperTargetOf<State: ManagedState & Sendable>: KeyPathTarget<State
   }
 
   /// The storage, while its model exists.
-  @inlinable
   var live: StateStorage<State>? { model == nil ? nil : storage }
 
-  @usableFromInline override var currentState: State { live?.currentState ?? super.currentState }
+  override var currentState: State { live?.currentState ?? super.currentState }
 
-  @usableFromInline
   override func start(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, priority: TaskPriority?, refreshing: Bool
   ) -> Task<Void, Never> {
@@ -228,7 +219,6 @@ final class WrapperTargetOf<State: ManagedState & Sendable>: KeyPathTarget<State
     return storage.start(plan, silently: silently, options: options, priority: priority, refreshing: refreshing)
   }
 
-  @usableFromInline
   override func startAwaited(
     _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions?, refreshing: Bool
   ) -> AwaitedLoad {
@@ -238,7 +228,6 @@ final class WrapperTargetOf<State: ManagedState & Sendable>: KeyPathTarget<State
     return storage.startAwaited(plan, silently: silently, options: options, refreshing: refreshing)
   }
 
-  @usableFromInline
   override func startLoadMore(
     _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
   ) -> Task<Void, Never>? {
@@ -246,7 +235,6 @@ final class WrapperTargetOf<State: ManagedState & Sendable>: KeyPathTarget<State
     return storage.startLoadMore(makePlan(storage.currentState), options: options, priority: priority)
   }
 
-  @usableFromInline
   override func startAwaitedLoadMore(_ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?) -> AwaitedLoad? {
     guard let storage = live else { return nil }
     return storage.startAwaitedLoadMore(makePlan(storage.currentState), options: options)
@@ -258,23 +246,20 @@ final class WrapperTargetOf<State: ManagedState & Sendable>: KeyPathTarget<State
     return StorageCacheBinding.of(unsafeDowncast(storage, to: StateStorage<LoadableState<Value>>.self))
   }
 
-  @usableFromInline override func cancel() { live?.cancelLoad() }
-  @usableFromInline override func reset() { live?.resetState() }
+  override func cancel() { live?.cancelLoad() }
+  override func reset() { live?.resetState() }
 
-  @usableFromInline
   override func observe(_ onChange: @escaping @MainActor (State) -> Void) -> ObservationToken {
     live?.observe(onChange) ?? super.observe(onChange)
   }
 
-  @usableFromInline
   override func states() -> AsyncStream<State> { live?.states() ?? super.states() }
 
-  @usableFromInline override var activity: LoadActivity { live?.activity ?? super.activity }
+  override var activity: LoadActivity { live?.activity ?? super.activity }
 
-  @usableFromInline
   override func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
     live?.observeActivity(onChange) ?? super.observeActivity(onChange)
   }
 
-  @usableFromInline override var lastValueState: State? { live?.lastValueState }
+  override var lastValueState: State? { live?.lastValueState }
 }

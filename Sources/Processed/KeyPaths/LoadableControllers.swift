@@ -36,7 +36,6 @@
 public struct LoadableControllers<Model: LoadableSupport> {
   @usableFromInline let model: Model
 
-  @usableFromInline
   init(model: Model) {
     self.model = model
   }
@@ -86,7 +85,6 @@ extension LoadableSupport {
 public struct ProcessControllers<Model: ProcessSupport> {
   @usableFromInline let model: Model
 
-  @usableFromInline
   init(model: Model) {
     self.model = model
   }

@@ -19,7 +19,6 @@ extension LoadableSupport {
   ///   (cancelling it ends only that call).
   @MainActor
   @discardableResult
-  @inlinable
   public func loadMore<Item: Sendable, Cursor: Sendable>(
     _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Pages<Item, Cursor>>>,
     options: LoadOptions? = nil,
@@ -43,7 +42,6 @@ extension LoadableSupport {
   ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - block: Fetches the page at the cursor it is given.
   @MainActor
-  @inlinable
   public func loadMore<Item: Sendable, Cursor: Sendable>(
     _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Pages<Item, Cursor>>>,
     options: LoadOptions? = nil,

@@ -77,7 +77,6 @@ extension LoadableSupport {
   /// - Returns: The load's task.
   @MainActor
   @discardableResult
-  @inlinable @inline(__always)
   public func refresh<Value: Sendable>(
     _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     options: LoadOptions? = nil,
@@ -101,7 +100,6 @@ extension LoadableSupport {
   ///   - options: The load's options; `nil`: `.default`, or a `@Loadable` property's declaration options.
   ///   - block: Returns the loaded value, or throws.
   @MainActor
-  @inlinable @inline(__always)
   public func refresh<Value: Sendable>(
     _ state: @autoclosure () -> ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     options: LoadOptions? = nil,
@@ -379,7 +377,6 @@ extension LoadableSupport {
   ///
   /// - Parameter state: The key path of the state.
   @MainActor
-  @inlinable
   public func cancel<Value: Sendable>(_ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>) {
     KeyPathHost.cancel(self, state)
   }
@@ -393,7 +390,6 @@ extension LoadableSupport {
   ///
   /// - Parameter state: The key path of the state.
   @MainActor
-  @inlinable
   public func reset<Value: Sendable>(_ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>) {
     KeyPathHost.reset(self, state)
   }

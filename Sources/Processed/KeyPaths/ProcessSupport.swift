@@ -305,7 +305,6 @@ extension ProcessSupport {
   ///
   /// - Parameter state: The key path of the state.
   @MainActor
-  @inlinable
   public func cancel<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>
   ) {
@@ -321,7 +320,6 @@ extension ProcessSupport {
   ///
   /// - Parameter state: The key path of the state.
   @MainActor
-  @inlinable
   public func reset<ProcessKind: Equatable & Sendable>(
     _ state: ReferenceWritableKeyPath<Self, ProcessState<ProcessKind>>
   ) {

@@ -16,7 +16,6 @@ enum CacheBindings {
   }
 
   /// Tells the engine how many states are bound (it skips the unbinding hook while none is).
-  @usableFromInline
   static func publishCount() {
     processed_cache_set_bound_states(UInt32(truncatingIfNeeded: table.count + keptBound))
   }
@@ -32,7 +31,6 @@ enum CacheBindings {
   }
 
   /// `binding`'s state left its entry.
-  @inlinable
   static func remove(_ binding: AnyCacheBinding) {
     if binding.isKeptByState {
       keptBound -= 1

@@ -135,7 +135,7 @@ enum CachedLoad {
   }
 
   /// The state's own options for a debounced call: the debounce on the options' clock; the rest is the fetch's.
-  @inlinable
+  @usableFromInline
   static func debounceOptions<Value>(_ call: Call<Value>) -> LoadOptions {
     LoadOptions(
       debounce: call.debounce, clock: call.given?.clock ?? LoadOptions.clock(of: call.declared))
@@ -150,7 +150,7 @@ enum CachedLoad {
   /// The load of the state for a call that cannot act at once — debounced, or waiting for its key's record: once the
   /// debounce is over and the record read (and the load is still current), it binds and acts as an immediate call
   /// would, writing through `yield`, and then waits for the entry's fetch. Nothing is written before.
-  @inlinable
+  @usableFromInline
   static func deferredPlan<Value>(_ call: Call<Value>) -> LoadPlan<LoadableState<Value>> {
     .load(yielding: { yield in
       guard let id = LoadContext.binding.get()?.id else { return }

@@ -121,7 +121,7 @@ extension LoadableController {
   ///   - priority: The priority of the fetch's task.
   ///   - block: Fetches the value, or throws.
   /// - Returns: A task that ends when the fetch has ended.
-  @discardableResult @inlinable
+  @discardableResult
   public func refresh(
     _ key: CacheKey<Value>,
     in cache: LoadCache,
@@ -146,7 +146,6 @@ extension LoadableController {
   ///   - cache: The cache.
   ///   - options: The fetch's options; `nil`: the declaration's.
   ///   - block: Fetches the value, or throws.
-  @inlinable
   public consuming func refresh(
     _ key: CacheKey<Value>,
     in cache: LoadCache,

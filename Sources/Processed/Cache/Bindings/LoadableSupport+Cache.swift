@@ -123,7 +123,7 @@ extension LoadableSupport {
   ///   - block: Fetches the value, or throws.
   /// - Returns: A task that ends when the fetch has ended.
   @MainActor
-  @discardableResult @inlinable
+  @discardableResult
   public func refresh<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     key: CacheKey<Value>,
@@ -149,7 +149,7 @@ extension LoadableSupport {
   ///   - cache: The cache.
   ///   - options: The fetch's options.
   ///   - block: Fetches the value, or throws.
-  @MainActor @inlinable
+  @MainActor
   public func refresh<Value: Sendable>(
     _ state: ReferenceWritableKeyPath<Self, LoadableState<Value>>,
     key: CacheKey<Value>,

@@ -15,7 +15,7 @@ class AnyCacheEntry {
   /// Whether the entry holds a value or a last error (an entry with neither is removed as soon as it is idle).
   var holdsSomething: Bool { fatalError("abstract") }
   /// Marks the value stale; fetches again at once when a state is bound (see ``LoadCache/invalidate(_:)``).
-  @usableFromInline func invalidate() { fatalError("abstract") }
+  func invalidate() { fatalError("abstract") }
   /// Whether a state is bound.
   var isBound: Bool { fatalError("abstract") }
   /// Drops the bindings of states whose owner is gone (then acts as if they had left).

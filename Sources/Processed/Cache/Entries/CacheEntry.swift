@@ -45,7 +45,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline var lastError: (any Error)? { recipe?.lastError }
 
   /// The recipe, made on first need.
-  @inlinable
+  @usableFromInline
   var madeRecipe: FetchRecipe {
     if let recipe { return recipe }
     let made = FetchRecipe()

@@ -6,7 +6,7 @@
 final class EntryExtras<Value: Sendable> {
   @usableFromInline var pagesAfterFirst = 0
   @usableFromInline var pendingPagesAfterFirst = 0
-  @usableFromInline var pageRefill: PageRefill<Value>?
+  var pageRefill: PageRefill<Value>?
   @usableFromInline var callers: CallerFetch<Value>?
   @usableFromInline var persisted: EntryPersistence<Value>?
   @usableFromInline var revalidation: EntryRevalidation?
@@ -39,28 +39,27 @@ extension CacheEntry {
     set { if newValue != 0 || extras != nil { madeExtras.pendingPagesAfterFirst = newValue } }
   }
 
-  @inlinable
   var pageRefill: PageRefill<Value>? {
     get { extras?.pageRefill }
     set { if newValue != nil || extras != nil { madeExtras.pageRefill = newValue } }
   }
 
   /// The callers of `value(for:options:fetch:)` waiting for the fetch in flight; `nil` when none waits.
-  @inlinable
+  @usableFromInline
   var callers: CallerFetch<Value>? {
     get { extras?.callers }
     set { if newValue != nil || extras != nil { madeExtras.callers = newValue } }
   }
 
   /// For a persisted key's entry: its record's name and codec, and its restore (see `CacheStore+Restore.swift`).
-  @inlinable
+  @usableFromInline
   var persisted: EntryPersistence<Value>? {
     get { extras?.persisted }
     set { if newValue != nil || extras != nil { madeExtras.persisted = newValue } }
   }
 
   /// Revalidation and polling (see `CacheEntry+Revalidation.swift`); `nil` until needed.
-  @inlinable
+  @usableFromInline
   var revalidation: EntryRevalidation? {
     get { extras?.revalidation }
     set { if newValue != nil || extras != nil { madeExtras.revalidation = newValue } }

@@ -9,6 +9,5 @@ final class FetchRecipe {
   /// The last fetch's error, cleared by a value.
   @usableFromInline @exclusivity(unchecked) var lastError: (any Error)?
 
-  @inlinable
   init() {}
 }

@@ -4,6 +4,6 @@
 final class HeldOutcome {
   @usableFromInline var task: Task<Void, Never>?
 
-  @inlinable
+  @usableFromInline
   init() {}
 }

@@ -1,6 +1,6 @@
 /// What the app told a ``LoadCache`` about its surroundings: whether it is focused and online (both start `true`).
 @usableFromInline
 struct CacheEnvironment: Sendable, Equatable {
-  @usableFromInline var isFocused = true
-  @usableFromInline var isOnline = true
+  var isFocused = true
+  var isOnline = true
 }

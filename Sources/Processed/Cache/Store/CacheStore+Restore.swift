@@ -36,7 +36,7 @@ extension CacheStore {
   ///
   /// A restored value is stale (it is from an earlier launch) and never overwrites a value written meanwhile (by a
   /// `set` or a fetch that ended first); a superseded restore is not reported.
-  @usableFromInline @MainActor
+  @MainActor
   func restore<V>(_ key: CacheKey<V>) async {
     guard let persistence, key.persistence != nil else { return }
     let entry = makeEntry(for: key)
