@@ -177,6 +177,41 @@ final class ListRecord {
     #expect(await owner.state == .loaded(1))
   }
 
+  @Test func onceAnActorReadTheCacheAHitOfAnyKeyShowsItsValueWithoutLoading() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    // Made on the main actor before any actor read the cache, and after.
+    await MainActor.run { cache.set(1, for: CacheKey<Int>("before")) }
+    let owner = CachedFeedOwner(cache)
+    await owner.observeAll()
+    try await owner.startCached(CacheKey("first"), 0).value(timeLimit: .seconds(300))
+    await MainActor.run { cache.set(2, for: CacheKey<Int>("after")) }
+    try await owner.startCached(CacheKey("before"), 9).value(timeLimit: .seconds(300))
+    try await owner.startCached(CacheKey("after"), 9).value(timeLimit: .seconds(300))
+    // Fresh hits: each call wrote the entry's value before it returned — no `.loading` — and fetched nothing.
+    let history = await owner.history
+    #expect(history == [.loading, .loaded(0), .loaded(1), .loaded(2)])
+    #expect(await owner.fetches == 1)
+    #expect(await owner.offExecutor == 0)
+  }
+
+  @Test func aStateMovedBetweenKeysShowsEachKeysValue() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    // Two entries written as often: equal write counts must not pass for the same value.
+    await MainActor.run {
+      cache.set(1, for: CacheKey<Int>("a"))
+      cache.set(2, for: CacheKey<Int>("b"))
+    }
+    let owner = CachedFeedOwner(cache)
+    await owner.observeAll()
+    for key in ["a", "b", "a", "b"] {
+      try await owner.startCached(CacheKey(key), 9).value(timeLimit: .seconds(300))
+    }
+    let history = await owner.history
+    #expect(history.suffix(4) == [.loaded(1), .loaded(2), .loaded(1), .loaded(2)])
+    #expect(await owner.state == .loaded(2))
+    #expect(await owner.fetches == 0)
+  }
+
   @Test func anActorAndAMainActorStateShareOneFetchEachWrittenOnItsOwner() async throws {
     let cache = LoadCache()
     let key = CacheKey<Int>("shared")

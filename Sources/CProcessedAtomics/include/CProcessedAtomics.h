@@ -251,6 +251,8 @@ typedef struct {
   /// How many states are bound to a `LoadCache` entry (see `CacheBindings` in Swift): while none is, a load's start
   /// and cancel pay one load of this field for the cache.
   uint32_t cache_bound_states;
+  /// The last version given to a cache entry's value (see `CacheEntry.version` in Swift).
+  uint64_t cache_version;
 } processed_main_actor_counters;
 
 /// Defined in CProcessedAtomics.c.
@@ -267,6 +269,10 @@ static inline uint32_t processed_cache_bound_states(void) { return processed_mai
 static inline void processed_cache_set_bound_states(uint32_t count) {
   processed_main_counters.cache_bound_states = count;
 }
+
+/// A cache entry's next version: unique across the entries of every cache, so that a state that shows one entry's value
+/// at a version never takes another entry's value for it.
+static inline uint64_t processed_next_cache_version(void) { return ++processed_main_counters.cache_version; }
 
 // MARK: Cache calls off the main actor (any thread)
 

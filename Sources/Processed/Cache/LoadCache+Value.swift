@@ -19,9 +19,9 @@ extension LoadCache {
   /// ``invalidate(_:)`` restarted (waiting callers count as bound for it); after ``remove(_:)`` or ``removeAll()``,
   /// its own fetch's answer, which is not stored. The fetch runs with the options of the call that started it.
   ///
-  /// > Note: The cache's entries live on the main actor. A fresh hit of a key this method has read before returns
-  /// > without leaving the caller's thread; anything else hops to the main actor (the fetch itself runs where `fetch`
-  /// > runs).
+  /// > Note: The cache's entries live on the main actor. Once this method or an actor-owned state has read the cache, a
+  /// > fresh hit of any of its keys returns without leaving the caller's thread; anything else hops to the main actor
+  /// > (the fetch itself runs where `fetch` runs).
   ///
   /// - Parameters:
   ///   - key: The entry's key.
@@ -33,7 +33,7 @@ extension LoadCache {
     for key: CacheKey<V>, options: LoadOptions? = nil, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V {
     try Task.checkCancellation()
-    // A fresh hit of a key this method read before, without a hop (see `CacheStore+Published.swift`).
+    // A fresh hit of a published entry, without a hop (see `CacheStore+Published.swift`).
     if let value = store.publishedFreshValue(
       for: key, staleTime: Freshness.staleTime(given: options, declared: nil, cache: staleTime))
     {

@@ -22,8 +22,9 @@ extension IsolatedLoadableController {
   ///
   /// Before it returns, on the owner, the call supersedes the state's own load and writes what the cache's entries,
   /// as this actor can see them without waiting, tell it: the entry's value, else `.loading` (unless `silently`, or
-  /// `loadingDelay` delays it). An entry that no actor-owned state or `value(for:options:fetch:)` caller has read yet
-  /// is not visible from here: the call writes `.loading`, and the entry's value follows at once from the main actor.
+  /// `loadingDelay` delays it). Until an actor-owned state or a `value(for:options:fetch:)` caller first reads the
+  /// cache, its entries are not visible from here: that first call writes `.loading`, and the entry's value follows at
+  /// once from the main actor; from then on every entry of the cache is.
   ///
   /// - Parameters:
   ///   - key: The entry's key.

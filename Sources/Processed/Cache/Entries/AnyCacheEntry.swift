@@ -26,4 +26,6 @@ class AnyCacheEntry {
   func revalidate(now: Duration, throttle: Duration, focusReturned: Bool) { fatalError("abstract") }
   /// Focus went: polling that does not go on in the background stops.
   func focusLost() { fatalError("abstract") }
+  /// From now on the entry's changes are published for readers off the main actor (see `CacheStore+Published.swift`).
+  func startPublishing() { fatalError("abstract") }
 }

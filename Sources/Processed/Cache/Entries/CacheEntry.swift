@@ -1,3 +1,5 @@
+public import CProcessedAtomics
+
 /// One key's value in a ``LoadCache``: the value (if any), its last error, when it was written, whether it was
 /// invalidated, the fetch in flight and the states bound to it.
 ///
@@ -26,12 +28,14 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// Whether the fetch in flight was started by the callers of `value(for:options:fetch:)` (its block answers them when
   /// the entry leaves).
   @usableFromInline @exclusivity(unchecked) var ownsFetch = false
-  /// Whether `value(for:options:fetch:)` has read the entry: its value is then also published for callers off the
-  /// main actor (see `CacheStore+Published.swift`).
+  /// Whether the entry's value is also published for readers off the main actor — every entry of a cache that
+  /// `value(for:options:fetch:)` or an actor-owned state has read (see `CacheStore+Published.swift`).
   @usableFromInline @exclusivity(unchecked) var isPublished = false
-  /// Counts the writes of ``value`` (a fetch, `set`, a mutation's shown value): a bound state written at the current
-  /// version shows the value (see ``CacheBinding/shownVersion``).
-  @usableFromInline @exclusivity(unchecked) var version: UInt64 = 1
+  /// Changes with each write of ``value`` (a fetch, `set`, a mutation's shown value): a bound state written at the
+  /// current version shows the value (see ``CacheBinding/shownVersion``). Versions are never reused, across the
+  /// entries of every cache (`processed_next_cache_version`), so that an actor-owned state that showed another
+  /// entry's value at the same count is not taken to show this one's.
+  @usableFromInline @exclusivity(unchecked) var version: UInt64 = processed_next_cache_version()
   /// Pages, `value(for:)` callers, persistence and revalidation (see ``EntryExtras``); `nil` until one is needed.
   @usableFromInline @exclusivity(unchecked) var extras: EntryExtras<Value>?
   /// The bound states, in the order they were bound.
@@ -304,7 +308,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @inlinable
   func write(_ newValue: Value, base: Value? = nil) {
     value = newValue
-    version &+= 1
+    version = processed_next_cache_version()
     recipe?.lastError = nil
     writtenAt = clock.now()
     invalidated = false
@@ -321,7 +325,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   /// its fetch). The value's time stamp stays the last fetch's or `set`'s.
   func show(_ newValue: Value) {
     value = newValue
-    version &+= 1
+    version = processed_next_cache_version()
     if isPublished { publishValue() }
     deliverToBindings(.loaded(newValue), endingWaits: false)
   }
@@ -376,6 +380,12 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
 
   override func focusLost() {
     updatePolling()
+  }
+
+  override func startPublishing() {
+    guard !isPublished else { return }
+    isPublished = true
+    publishValue()
   }
 
   /// ``drop()``, specialized where the value type is known (`LoadCache.remove`).

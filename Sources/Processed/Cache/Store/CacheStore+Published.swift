@@ -2,7 +2,8 @@
 ///
 /// The entries live on the main actor; a caller elsewhere would hop there and back for every hit (measured: about 70×
 /// a `Mutex` lookup). So an entry that `value(for:options:fetch:)` has read (`isPublished`) also keeps its value, write
-/// time and invalidation in the store's `published` table, under a lock. Invariant: the table changes on the main actor
+/// time and invalidation in the store's `published` table, under a lock — and, once any entry of a cache is read off
+/// the main actor, every entry of that cache. Invariant: the table changes on the main actor
 /// in the same turn as the entry — every write, shown value, restore and invalidation of a published entry updates its
 /// row, and an entry leaving the cache (remove, `removeAll`, collection, release) loses its row — so a read of the
 /// table is ordered with the cache's other methods as if it ran on the main actor at that moment.
@@ -30,13 +31,18 @@ extension CacheStore {
     return (row.value(as: V.self), row.version, fresh)
   }
 
-  /// `value(for:options:fetch:)` read `entry` on the main actor: from now on its changes are published.
+  /// `value(for:options:fetch:)` or an actor-owned state read `entry` on the main actor: from now on the changes of
+  /// every entry of the cache are published — the entries it holds now, and each one it makes later (``insert(_:)``) —
+  /// so that an actor-owned state's next cached load of any key it holds finds its value without a hop.
   @MainActor
   func startPublishing<V>(_ entry: CacheEntry<V>) {
     guard !entry.isPublished else { return }
-    entry.isPublished = true
-    hasPublished = true
-    entry.publishValue()
+    guard hasPublished else {
+      hasPublished = true
+      entries.forEach { _, each in each.startPublishing() }
+      return
+    }
+    entry.startPublishing()
   }
 
   /// `key`'s entry left the cache: its row goes.

@@ -1,3 +1,5 @@
+internal import CProcessedAtomics
+
 /// Persisted keys (``CacheKey/persisted()``): an entry's record is read by the first load of its key and written after
 /// each fetch or `set` (see ``CachePersistence``).
 extension CacheStore {
@@ -80,7 +82,7 @@ extension CacheEntry {
   /// without ending its wait; never stored again.
   func restored(_ newValue: Value) {
     value = newValue
-    version &+= 1
+    version = processed_next_cache_version()
     writtenAt = clock.now()
     invalidated = true
     if isPublished { publishValue() }

@@ -220,6 +220,7 @@ final class CacheStore: Sendable {
   @usableFromInline @MainActor
   func insert(_ entry: AnyCacheEntry) {
     entries[entry.key] = entry
+    if hasPublished { entry.startPublishing() }
   }
 
   /// The entry of `erased`, whatever its value type.
