@@ -43,9 +43,12 @@ extension StateHost {
   /// A load call that is not debounced: a `.leading` debounce starts at once only when the state had no load call
   /// within its duration. Once a state has had a debounced call, every later call is timed too, on its resolved
   /// options' clock; the calls before it are not, so that a state that never debounces pays nothing for it.
+  ///
+  /// Read first, not passed `inout` to ``LoadCallMark/note(_:on:)``: `lastLoadCall` is a computed property of some
+  /// hosts, and an `inout` access always writes it back (a key-path state would make its extras on every load).
   @inlinable
   func noteLoadCall(on options: LoadOptions.Resolved?) {
-    LoadCallMark.note(&lastLoadCall, on: LoadOptions.clock(of: options))
+    if lastLoadCall != nil { lastLoadCall = LoadCallMark(LoadOptions.clock(of: options)) }
   }
 
   /// Supersedes the current load and starts `plan` as the new current load: a fresh id, its task, then the start
