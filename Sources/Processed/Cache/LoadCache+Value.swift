@@ -39,6 +39,6 @@ extension LoadCache {
     {
       return value
     }
-    return try await store.value(for: key, options: options, fetch: fetch)
+    return try await store.valueOrFetch(for: key, options: options, fetch: fetch).wait()
   }
 }

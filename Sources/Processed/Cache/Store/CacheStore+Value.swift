@@ -1,9 +1,11 @@
 extension CacheStore {
-  /// ``LoadCache/value(for:options:fetch:)``, on the main actor, where the entries are.
+  /// ``LoadCache/value(for:options:fetch:)``, on the main actor, where the entries are: the entry's value, or the
+  /// fetch the caller joined, which it waits for where it runs (its outcome resumes it there, with no hop back to the
+  /// main actor).
   @usableFromInline @MainActor
-  func value<V>(
+  func valueOrFetch<V>(
     for key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
-  ) async throws -> V {
+  ) async throws -> ValueOrFetch<V> {
     try Task.checkCancellation()
     if key.persistence != nil, needsRestore(key) {
       await restore(key)
@@ -13,13 +15,13 @@ extension CacheStore {
     startPublishing(entry)
     let staleTime = Freshness.staleTime(given: options, declared: nil, cache: self.staleTime)
     if let value = entry.value {
-      if entry.isFresh(staleTime: staleTime) { return value }
+      if entry.isFresh(staleTime: staleTime) { return .value(value) }
       // Stale: the value now, and the entry refreshed in the background (a refresh in flight is joined).
       if !entry.isFetching {
         entry.ownsFetch = false
         entry.fetch({ try await fetch() }, options: options, priority: nil)
       }
-      return value
+      return .value(value)
     }
     // A miss: the fetch in flight is joined, else one starts; the caller ends once the entry holds its outcome.
     let callers = entry.callerFetch()
@@ -38,9 +40,29 @@ extension CacheStore {
         }, options: options, priority: nil)
       entry.ownsFetch = true
     }
-    // Holds the entry strongly (a weak reference would give it a side table, kept by a task still queued at exit).
-    return try await callers.wait(caller) { [entry] in
-      Task { @MainActor in entry.callerLeft(callers) }
+    return .fetch(callers, caller: caller, entry: entry)
+  }
+}
+
+/// What a `value(for:options:fetch:)` call found on the main actor: the entry's value, or the fetch it joined (as
+/// caller `caller` of `callers`), which it then waits for off the main actor.
+@usableFromInline
+enum ValueOrFetch<V: Sendable>: Sendable {
+  case value(V)
+  case fetch(CallerFetch<V>, caller: UInt64, entry: CacheEntry<V>)
+
+  /// The value, or the joined fetch's outcome once the entry holds it. Cancelling the caller ends it at once; the last
+  /// cancelled caller tells the entry, on the main actor.
+  @usableFromInline
+  func wait() async throws -> V {
+    switch self {
+    case .value(let value):
+      return value
+    case .fetch(let callers, let caller, let entry):
+      // Holds the entry strongly (a weak reference would give it a side table, kept by a task still queued at exit).
+      return try await callers.wait(caller) {
+        Task { @MainActor in entry.callerLeft(callers) }
+      }
     }
   }
 }
