@@ -103,7 +103,7 @@ extension IsolatedStateStorage {
     let fetch = OwnerBlock<Cursor, Pages<Item, Cursor>>(taking: block, owner: isolation)
     let options = effectiveOptions(options)
     // A `loadMore` that starts a load (rather than joining the one the state follows) is not joined by `.joinRunning`.
-    let startsLoad = !(followsMirror && mirroredActivity.map { $0.phase != .idle } ?? false)
+    let startsLoad = !followsRunningMirror
     let task = startMirrored(
       supersedes: false, guess: nil, activity: LoadActivity(phase: .running(attempt: 1)), priority: priority,
       isolation: isolation

@@ -55,12 +55,16 @@ extension IsolatedStateStorage {
     }
   }
 
-  /// Whether the state follows a load running through its mirror that a `.joinRunning` call joins: its activity is not
-  /// idle and it is not a `loadMore`.
+  /// Whether the state follows a load running through its mirror: the mirrored activity is not idle.
   @usableFromInline
-  var mirroredLoadIsJoinable: Bool {
-    followsMirror && !mirrorLoadsMore && mirroredActivity.map { $0.phase != .idle } ?? false
+  var followsRunningMirror: Bool {
+    followsMirror && mirroredActivity.map { $0.phase != .idle } ?? false
   }
+
+  /// Whether a `.joinRunning` call joins the load the state follows through its mirror: one runs, and it is not a
+  /// `loadMore`.
+  @usableFromInline
+  var mirroredLoadIsJoinable: Bool { followsRunningMirror && !mirrorLoadsMore }
 
   /// The load the state followed through its mirror ended, was superseded or stopped: the calls that joined it end.
   @usableFromInline
