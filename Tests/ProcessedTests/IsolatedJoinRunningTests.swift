@@ -56,6 +56,7 @@ actor JoiningOwner {
   }
 
   var state: LoadableState<Int> { feed }
+  var activity: LoadActivity { $feed.activity }
 
   func setList(_ state: LoadableState<Pages<Int, Int>>) { list = state }
   var listState: LoadableState<Pages<Int, Int>> { list }
@@ -157,6 +158,36 @@ final class JoinRecord {
     try await calm.value(timeLimit: .seconds(300))
     #expect(await owner.ran == ["plain 1"])
     #expect(await owner.state == .loaded(1))
+  }
+
+  @Test func aCachedLoadThatFetchedNothingLeavesNoRunningLoadToJoin() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    await MainActor.run { cache.set(5, for: CacheKey<Int>("feed")) }
+    let owner = JoiningOwner(cache)
+    // The cache's first read off the main actor: the owner cannot see the fresh value and guesses a fetch; the shadow
+    // finds the value and starts nothing.
+    try await owner.startCached(CacheKey<Int>("feed"), 1, after: ActorGate()).value(timeLimit: .seconds(300))
+    #expect(await owner.state == .loaded(5))
+    #expect(await owner.activity.phase == .idle)
+    // Nothing runs, so a joining call runs its own load.
+    try await owner.startPlain(2, options: Self.joining).value(timeLimit: .seconds(300))
+    #expect(await owner.ran == ["plain 2"])
+    #expect(await owner.state == .loaded(2))
+  }
+
+  @Test func aSecondLoadMoreJoinsTheFirstWhateverTheShadowSees() async throws {
+    let owner = JoiningOwner(LoadCache())
+    let gate = ActorGate()
+    await owner.setList(.loaded(Pages(items: [0], nextCursor: 1)))
+    let first = await owner.startLoadMore(after: gate)
+    let second = await owner.startLoadMore(after: gate)
+    // The first page's fetch ends before the second call is known to have reached the main actor: it joined anyway.
+    await gate.untilWaiting(1)
+    gate.open()
+    try await first.value(timeLimit: .seconds(300))
+    try await second.value(timeLimit: .seconds(300))
+    #expect(await owner.ran == ["more 1"])
+    #expect(await owner.listState == .loaded(Pages(items: [0, 1], nextCursor: nil)))
   }
 
   @Test func aJoiningLoadSupersedesALoadMoreAsOnTheMainActor() async throws {

@@ -100,6 +100,9 @@ extension IsolatedStateStorage {
   ) -> Task<Void, Never> where State == LoadableState<Pages<Item, Cursor>> {
     claim(isolation)
     guard !tracker.isRunning, case .loaded(let pages) = state, pages.hasMore else { return Self.nothingToDo }
+    // A `loadMore` in progress is joined here, when the call is made, not when it reaches the shadow (by then it may
+    // have ended, and the call would load the next page).
+    if followsRunningMirror, mirrorLoadsMore { return joinFollowedLoad(priority: priority, isolation: isolation) }
     let fetch = OwnerBlock<Cursor, Pages<Item, Cursor>>(taking: block, owner: isolation)
     let options = effectiveOptions(options)
     // A `loadMore` that starts a load (rather than joining the one the state follows) is not joined by `.joinRunning`.

@@ -81,16 +81,26 @@ extension IsolatedStateStorage {
   /// `nil`: no such load runs.
   @usableFromInline
   func joinRunningLoad(priority: TaskPriority?, isolation: isolated (any Actor)) -> Task<Void, Never>? {
-    let ended: FirstSignal<Bool>
-    if tracker.isJoinable {
-      ended = tracker.join()
-    } else if mirroredLoadIsJoinable {
-      ended = FirstSignal<Bool>()
-      mirrorJoiners.append(ended)
-    } else {
-      return nil
-    }
-    return Task(priority: priority) {
+    if tracker.isJoinable { return Self.waiting(for: tracker.join(), priority: priority, isolation: isolation) }
+    guard mirroredLoadIsJoinable else { return nil }
+    return joinFollowedLoad(priority: priority, isolation: isolation)
+  }
+
+  /// A call that joins the load the state follows through its mirror: a task that ends when that load ends, is
+  /// superseded or stops (``endMirrorJoiners()``).
+  @usableFromInline
+  func joinFollowedLoad(priority: TaskPriority?, isolation: isolated (any Actor)) -> Task<Void, Never> {
+    let ended = FirstSignal<Bool>()
+    mirrorJoiners.append(ended)
+    return Self.waiting(for: ended, priority: priority, isolation: isolation)
+  }
+
+  /// The task of a joining call, isolated to the owner: it ends when `ended` is sent, or when it is cancelled.
+  @usableFromInline
+  static func waiting(
+    for ended: FirstSignal<Bool>, priority: TaskPriority?, isolation: isolated (any Actor)
+  ) -> Task<Void, Never> {
+    Task(priority: priority) {
       _ = isolation
       await LoadJoin.wait(until: ended)
     }

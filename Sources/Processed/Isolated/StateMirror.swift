@@ -69,7 +69,12 @@ final class StateMirror<Value: Sendable>: Sendable {
         binding.shownVersion = seed.isLoaded ? seedVersion : 0
       }
     }
-    return operation(LoadableController(storage: shadow))
+    let controller = LoadableController(storage: shadow)
+    let task = operation(controller)
+    // The shadow's activity now, which the owner only guessed: an operation that started nothing changes none, and
+    // its observer sends none — without this the owner would take a load for running that never started.
+    send(.activity(controller.activity))
+    return task
   }
 
   /// The owner stopped following the shadow (operation `epoch`: its own load, `cancel()`, `reset()`, a manual write):
