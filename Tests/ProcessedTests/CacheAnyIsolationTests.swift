@@ -78,6 +78,48 @@ actor LikeService {
     #expect(await MainActor.run { recorder.values } == [.loading, .loaded(1), .loaded(2)])
   }
 
+  /// A task off the main actor writes (queued for the main actor) and then asks `value(for:fetch:)`: the answer is
+  /// what it wrote, never the value the cache published before the write ran. Each task's own keys, a random model.
+  @Test func valueForSeesTheCallersOwnQueuedWrites() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    // Every key read once on the main actor first: its entries are published, so a stale row could be read.
+    for task in 0..<4 {
+      for slot in 0..<3 { _ = try await cache.value(for: CacheKey<Int>("v", task, slot)) { -1 } }
+    }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for task in 0..<4 {
+        group.addTask {
+          var model = [Int: Int](uniqueKeysWithValues: (0..<3).map { ($0, -1) })
+          var random = MBRandom(seed: UInt64(task) + 11)
+          for step in 0..<300 {
+            let slot = random.below(3)
+            let key = CacheKey<Int>("v", task, slot)
+            let answer = 10_000 + step
+            switch random.below(6) {
+            case 0..<3:
+              cache.set(step, for: key)
+              model[slot] = step
+            case 3:
+              cache.remove(key)
+              model[slot] = nil
+            case 4:
+              // Stale: the value is returned, and the background refresh writes the same value again.
+              cache.invalidate(key)
+            default:
+              break
+            }
+            let expected = model[slot] ?? answer
+            let known = model[slot]
+            let read = try await cache.value(for: key) { known ?? answer }
+            #expect(read == expected, "task \(task) step \(step)")
+            model[slot] = expected
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+  }
+
   @Test func manyTasksCallingEveryMethodEndAsIfTheCallsRanOneAtATime() async {
     let cache = LoadCache(staleTime: .seconds(3_600))
     // Each task owns its keys: after each write it must read what it wrote, and its last writes are what stays.

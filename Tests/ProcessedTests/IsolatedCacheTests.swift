@@ -75,6 +75,12 @@ actor CachedFeedOwner {
     }
   }
 
+  /// ``loadCached(_:_:after:)``, returning the state as the call left it.
+  func loadCachedReturningState(_ key: CacheKey<Int>, _ value: Int) async -> LoadableState<Int> {
+    await loadCached(key, value)
+    return feed
+  }
+
   func refreshCached(_ key: CacheKey<Int>, _ value: Int, after gate: ActorGate? = nil) async {
     let (record, seen) = (record, seen)
     await $feed.refresh(key, in: cache) {
@@ -191,6 +197,32 @@ final class ListRecord {
     let history = await owner.history
     #expect(history == [.loading, .loaded(0), .loaded(1), .loaded(2)])
     #expect(await owner.fetches == 1)
+    #expect(await owner.offExecutor == 0)
+  }
+
+  /// The actor sets a key (queued for the main actor, as the owner is not on it) and then loads it: the state shows the
+  /// set value and never, on the way, the value the key had before the set (the published value a load reads first).
+  @Test func aCachedLoadAfterTheActorsOwnSetNeverShowsTheOlderValue() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    let owner = CachedFeedOwner(cache)
+    await owner.observeAll()
+    cache.set(0, for: CacheKey<Int>("c"))
+    cache.set(100, for: CacheKey<Int>("b"))
+    await owner.loadCached(CacheKey("b"), -1)  // the actor read the cache: its entries are published
+    for value in 101..<140 {
+      let shown = await owner.run { owner in
+        _ = await owner.loadCachedReturningState(CacheKey("c"), -1)
+        owner.cache.set(value, for: CacheKey<Int>("b"))
+        return await owner.loadCachedReturningState(CacheKey("b"), -1)
+      }
+      #expect(shown == .loaded(value))
+    }
+    let shownOfB = await owner.history.compactMap { state -> Int? in
+      guard case .loaded(let value) = state, value >= 100 else { return nil }
+      return value
+    }
+    #expect(shownOfB == Array(100..<140))
+    #expect(await owner.fetches == 0)
     #expect(await owner.offExecutor == 0)
   }
 

@@ -9,6 +9,8 @@ extension CachedLoad {
     _ storage: StateStorage<LoadableState<Value>>, key: CacheKey<Value>, cache: LoadCache, options: LoadOptions?,
     block: @escaping @MainActor () async throws -> Value
   ) -> Bool {
+    // The calls made off the main actor before this one take effect first.
+    cache.store.runQueuedCalls()
     // A running load of the state is the general path's (`.joinRunning`, or the write ending it).
     guard !storage.tracker.isRunning, let binding: StorageCacheBinding<Value> = storage.keptCacheBinding() else {
       return false

@@ -54,6 +54,7 @@ enum CachedLoad {
     _ binding: CacheBinding<Value>, key: CacheKey<Value>, cache: LoadCache, silently: Bool, options: LoadOptions?,
     priority: TaskPriority?, refreshing: Bool, block: @escaping @MainActor () async throws -> Value
   ) -> Task<Void, Never> {
+    cache.store.runQueuedCalls()
     let call = Call(
       binding, key, cache, silently: silently, options: options, refreshing: refreshing, block: block)
     if let join = joinRunning(call, priority: priority) { return join }
@@ -74,6 +75,7 @@ enum CachedLoad {
     _ binding: CacheBinding<Value>, key: CacheKey<Value>, cache: LoadCache, silently: Bool, options: LoadOptions?,
     refreshing: Bool, block: @escaping @MainActor () async throws -> Value
   ) async {
+    cache.store.runQueuedCalls()
     let call = Call(
       binding, key, cache, silently: silently, options: options, refreshing: refreshing, block: block)
     if let join = joinRunning(call, priority: nil) {

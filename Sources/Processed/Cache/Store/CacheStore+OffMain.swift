@@ -5,9 +5,10 @@ public import CProcessedAtomics
 /// The entries live on the main actor. A write (`set`, `invalidate…`, `remove…`) called there runs at once; one called
 /// elsewhere is queued here, in call order, and run on the main actor, and returns at once. The reads (`value(for:)`,
 /// `count`) are main-actor methods (awaited from elsewhere: no thread blocks). Every method that runs on the main actor
-/// first runs the calls queued before it. So the calls take effect in one order that keeps each caller's own order,
-/// and a read sees every call that was made before it: the cache's methods are linearizable, whichever isolation
-/// calls them.
+/// first runs the calls queued before it; a read off the main actor (a `value(for:options:fetch:)` hit, an actor-owned
+/// state's cached load) uses the published values only while no queued call waits (`PublishedTable`), and hops to the
+/// main actor otherwise. So the calls take effect in one order that keeps each caller's own order, and a read sees
+/// every call that was made before it: the cache's methods are linearizable, whichever isolation calls them.
 extension CacheStore {
   /// Runs `call` with `argument` on the main actor, after the calls queued before it: at once when the caller runs
   /// there, otherwise queued (the caller returns at once). `call` should capture nothing (its values come in
@@ -36,6 +37,8 @@ extension CacheStore {
   @usableFromInline
   nonisolated func enqueue(_ call: @escaping @MainActor @Sendable (CacheStore) -> Void) {
     processed_cache_note_off_main()
+    // Counted before it is queued: from now on a read off the main actor hops there, where the call runs first.
+    published.withLock { $0.unappliedCalls += 1 }
     let schedules = offMain.withLock { queue -> Bool in
       queue.calls.append(call)
       guard !queue.isScheduled else { return false }
@@ -68,6 +71,7 @@ extension CacheStore {
       return queue.calls[queue.head]
     }) {
       call(self)
+      published.withLock { $0.unappliedCalls -= 1 }
     }
   }
 }

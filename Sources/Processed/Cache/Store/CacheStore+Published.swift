@@ -8,24 +8,25 @@
 /// row, and an entry leaving the cache (remove, `removeAll`, collection, release) loses its row — so a read of the
 /// table is ordered with the cache's other methods as if it ran on the main actor at that moment.
 extension CacheStore {
-  /// The value of `key` when it is published and fresh for `staleTime`; `nil` otherwise (the caller then hops to the
-  /// main actor). Callable from any thread.
+  /// The value of `key` when it is published and fresh for `staleTime`, and no call made off the main actor waits to
+  /// run there; `nil` otherwise (the caller then hops to the main actor). Callable from any thread.
   @inlinable
   func publishedFreshValue<V>(for key: CacheKey<V>, staleTime: Duration) -> V? {
     // Keyed by the value type and the key's parts as the key holds them: a lookup builds no array.
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
     let now = clock.now()
-    guard let row = self.published.withLock({ $0[published] }),
+    guard let row = self.published.withLock({ $0.row(published) }),
       Freshness.isFresh(writtenAt: row.writtenAt, invalidated: row.invalidated, staleTime: staleTime, now: now)
     else { return nil }
     return row.value(as: V.self)
   }
 
   /// The value of `key` as the published table shows it now, its version, and whether it is fresh for `staleTime`;
-  /// `nil` when the entry is not published or holds no value. Callable from any thread.
+  /// `nil` when the entry is not published or holds no value, or a call made off the main actor waits to run there.
+  /// Callable from any thread.
   func publishedValue<V>(for key: CacheKey<V>, staleTime: Duration) -> (value: V, version: UInt64, fresh: Bool)? {
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
-    guard let row = self.published.withLock({ $0[published] }) else { return nil }
+    guard let row = self.published.withLock({ $0.row(published) }) else { return nil }
     let fresh = Freshness.isFresh(
       writtenAt: row.writtenAt, invalidated: row.invalidated, staleTime: staleTime, now: clock.now())
     return (row.value(as: V.self), row.version, fresh)
@@ -49,14 +50,14 @@ extension CacheStore {
   @usableFromInline @MainActor
   func unpublish(_ key: AnyCacheKey) {
     guard hasPublished else { return }
-    _ = published.withLock { $0.removeValue(forKey: PublishedKey(key)) }
+    _ = published.withLock { $0.rows.removeValue(forKey: PublishedKey(key)) }
   }
 
   /// Every entry left the cache.
   @MainActor
   func unpublishAll() {
     guard hasPublished else { return }
-    published.withLock { $0.removeAll() }
+    published.withLock { $0.rows.removeAll() }
   }
 }
 
@@ -68,7 +69,24 @@ extension CacheEntry {
     let row = value.map {
       PublishedValueOf($0, writtenAt: writtenAt, invalidated: invalidated, version: version) as PublishedValue
     }
-    store.published.withLock { $0[PublishedKey(key)] = row }
+    store.published.withLock { $0.rows[PublishedKey(key)] = row }
+  }
+}
+
+/// The published rows, and how many calls made off the main actor are queued and not yet run there
+/// (`CacheStore+OffMain.swift`): while one is, the rows may not show it, so a reader finds nothing and hops to the main
+/// actor, which runs the queued calls first. A call counts from before it is queued until after it has run.
+@usableFromInline
+struct PublishedTable: Sendable {
+  @usableFromInline var rows: [PublishedKey: PublishedValue] = [:]
+  @usableFromInline var unappliedCalls = 0
+
+  init() {}
+
+  /// The row of `key`, unless a queued call may change it.
+  @inlinable
+  func row(_ key: PublishedKey) -> PublishedValue? {
+    unappliedCalls == 0 ? rows[key] : nil
   }
 }
 

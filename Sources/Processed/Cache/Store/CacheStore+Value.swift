@@ -7,6 +7,7 @@ extension CacheStore {
     for key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> ValueOrFetch<V> {
     try Task.checkCancellation()
+    runQueuedCalls()
     if key.persistence != nil, needsRestore(key) {
       await restore(key)
       try Task.checkCancellation()

@@ -46,7 +46,7 @@ final class CacheStore: Sendable {
 
   /// The values `value(for:options:fetch:)` reads off the main actor (see `CacheStore+Published.swift`), and whether
   /// any entry was ever published (a cache that never serves `value(for:)` never takes the lock).
-  @usableFromInline let published = LockedBox([PublishedKey: PublishedValue]())
+  @usableFromInline let published = LockedBox(PublishedTable())
   @MainActor var hasPublished = false
   /// The calls made off the main actor that have not run yet, in the order they were made (see
   /// `CacheStore+OffMain.swift`).
