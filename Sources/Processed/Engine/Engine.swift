@@ -129,9 +129,7 @@ extension StateHost {
       return launch(plan, writingStartState: !silently, priority: priority, currentState: currentState)
     case .debounced(let delay):
       var plan = plan
-      plan.debounce = delay
-      plan.debounceOrigin = lastLoadCall
-      plan.silently = silently
+      plan.debounce(by: delay, from: lastLoadCall, silently: silently)
       return launch(plan, writingStartState: false, priority: priority, currentState: currentState)
     }
   }

@@ -10,6 +10,8 @@ protocol ShapedPlan {
   var startState: State { get }
   /// What only loads with options, interrupts or a debounce have; `nil` on the plain path.
   var shape: PlanShape<Interrupt>? { get set }
+  /// Whether the load writes no start state.
+  var silently: Bool { get set }
 }
 
 extension ShapedPlan {
@@ -43,6 +45,17 @@ extension ShapedPlan {
   @inlinable var debounceOrigin: LoadCallMark? {
     get { shape?.debounceOrigin }
     set { reshape { $0.debounceOrigin = newValue } }
+  }
+
+  /// Makes this a debounced load (``LoadStart/debounced(_:)``): it waits `delay` from the call `origin`, then
+  /// writes its start state unless `silently` — the writes it defers until then.
+  @inlinable
+  mutating func debounce(by delay: Duration, from origin: LoadCallMark?, silently: Bool) {
+    reshape {
+      $0.debounce = delay
+      $0.debounceOrigin = origin
+    }
+    self.silently = silently
   }
 
   /// The place in the limiter's queue taken when the load was called (see ``LoadLimiter/reserve()``), which its first

@@ -70,12 +70,15 @@ extension IsolatedPlan {
 }
 
 extension IsolatedPlan {
-  /// Runs the block once, on its caller's executor (the load's task, on the owner), and returns the load's outcome;
-  /// `yield` writes a yielded state. `thrown` receives the error the block threw, if any. The phase driver's call
-  /// (``IsolatedStateStorage``'s ``PhaseHost`` witness); the plain path writes the same switch out for speed.
-  @inlinable
-  nonisolated(nonsending) func run(
-    thrown: inout (any Error)?, yield: (State) -> Void
+  /// Runs the block once, on the owner `isolation` (the load's task), and returns the load's outcome; `yield` writes a
+  /// yielded state. `thrown` receives the error the block threw, if any. Both the plain path and the phase driver
+  /// call it (``IsolatedStateStorage``). Its parameter is `isolated`, not `nonisolated(nonsending)`: called from the
+  /// plain path's function, which is isolated to the same actor, it costs what the switch written out there did (the
+  /// `nonisolated(nonsending)` form measured 5–7 % slower on the actor-owned load cycle; Performance.md, "One phase
+  /// driver for every owner").
+  @inlinable @inline(__always)
+  func run(
+    thrown: inout (any Error)?, isolation: isolated (any Actor)? = #isolation, yield: (State) -> Void
   ) async -> LoadOutcome<State> {
     do {
       switch work {

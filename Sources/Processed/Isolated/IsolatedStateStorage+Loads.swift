@@ -28,9 +28,7 @@ extension IsolatedStateStorage {
     case .now:
       return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
     case .debounced(let delay):
-      plan.debounce = delay
-      plan.debounceOrigin = lastLoadCall
-      plan.silently = silently
+      plan.debounce(by: delay, from: lastLoadCall, silently: silently)
       return launch(plan, writingStartState: false, priority: priority, isolation: isolation)
     }
   }
@@ -147,13 +145,6 @@ extension IsolatedStateStorage {
     cancelLoad(restoring: false)
     if !state.isResetState { store(State.resetState) }
     publishActivity()
-  }
-
-  /// A manual write: cancels the current load, then stores and notifies.
-  @inlinable
-  func overwrite(_ new: State) {
-    cancelLoad(restoring: false)
-    store(new)
   }
 
   /// Whether the load `id` may still write (``LoadTracker/mayWrite(_:)``).

@@ -19,36 +19,18 @@ extension IsolatedStateStorage: PhaseHost {
     }
   }
 
-  /// Runs the block once, on the owner: the plain path's call. `thrown` receives the error it threw, if any.
-  ///
-  /// The switch of ``IsolatedPlan/run(thrown:yield:)`` written out in a function with an `isolated` parameter: calling
-  /// the `nonisolated(nonsending)` one here (even marked always-inline) measured 5–7 % slower on the actor-owned load
-  /// cycle's Task form (Performance.md, "One phase driver for every owner").
+  /// Runs the block once, on the owner: the plain path's call. `thrown` receives the error it threw, if any. Each
+  /// yield writes while the load may still write.
   @inlinable
   func runBody(
     _ plan: IsolatedPlan<State>, id: UInt64, thrown: inout (any Error)?, isolation: isolated (any Actor)
   ) async -> LoadOutcome<State> {
-    do {
-      switch plan.work {
-      case .returning(let block):
-        return .loaded(try await block())
-      case .finishing(let block):
-        try await block()
-        return .finished(startedAs: plan.startState)
-      case .yielding(let block):
-        // Called by the block, on the owner: each yield writes while the load may still write.
-        try await block { state in
-          if self.mayWrite(id) { self.store(state) }
-        }
-        return .done
-      }
-    } catch {
-      thrown = error
-      return LoadOutcome(error: error, failure: plan.failure)
+    await plan.run(thrown: &thrown, isolation: isolation) { state in
+      if self.mayWrite(id) { self.store(state) }
     }
   }
 
-  /// ``runBody(_:id:thrown:isolation:)`` for ``PhaseDriver``, which calls it on the owner.
+  /// ``runBody(_:id:thrown:isolation:)`` for ``PhaseDriver``, which calls it on the owner (its caller's isolation).
   @inlinable
   nonisolated(nonsending) func runBody(
     _ plan: IsolatedPlan<State>, id: UInt64, thrown: inout (any Error)?

@@ -179,7 +179,8 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
     }
     set {
       checkOwner()
-      overwrite(newValue)
+      cancelLoad(restoring: false)
+      store(newValue)
     }
   }
 
