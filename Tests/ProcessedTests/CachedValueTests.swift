@@ -215,6 +215,15 @@ import Testing
     #expect(Self.readWhileTheMainActorIsBlocked(cache, key) == 7)
   }
 
+  @Test func aStaleHitOfAKeyReadBeforeNeedsNoHopAndRefreshesOnceTheMainActorRuns() async throws {
+    let cache = LoadCache(staleTime: .zero)  // every value is stale as soon as it is written
+    let key = CacheKey<Int>("user", 1)
+    #expect(try await cache.value(for: key) { 7 } == 7)  // a miss; read once: published
+    #expect(Self.readWhileTheMainActorIsBlocked(cache, key) == 7)  // stale: returned, its refresh (-1) queued
+    #expect(cache.value(for: key) == -1 || cache.store.entry(for: key)?.isFetching == true)
+    try await until { cache.value(for: key) == -1 }
+  }
+
   @Test func offTheMainActorAReadSeesEveryChangeMadeBeforeIt() async throws {
     let cache = LoadCache(staleTime: .seconds(3_600))
     let key = CacheKey<Int>("user", 1)

@@ -20,8 +20,9 @@ extension LoadCache {
   /// its own fetch's answer, which is not stored. The fetch runs with the options of the call that started it.
   ///
   /// > Note: The cache's entries live on the main actor. Once this method or an actor-owned state has read the cache, a
-  /// > fresh hit of any of its keys returns without leaving the caller's thread; anything else hops to the main actor
-  /// > (the fetch itself runs where `fetch` runs).
+  /// > fresh hit of any of its keys returns without leaving the caller's thread — unless a write made off the main
+  /// > actor (`set`, `invalidate`, `remove`, …) still waits to run there: then the call goes there, after the write.
+  /// > Anything else hops to the main actor too (the fetch itself runs where `fetch` runs).
   ///
   /// - Parameters:
   ///   - key: The entry's key.
@@ -33,11 +34,12 @@ extension LoadCache {
     for key: CacheKey<V>, options: LoadOptions? = nil, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V {
     try Task.checkCancellation()
-    // A fresh hit of a published entry, without a hop (see `CacheStore+Published.swift`).
-    if let value = store.publishedFreshValue(
+    // A hit of a published entry, without a hop (see `CacheStore+Published.swift`); a stale one queues its refresh.
+    if let hit = store.publishedRead(
       for: key, staleTime: Freshness.staleTime(given: options, declared: nil, cache: staleTime))
     {
-      return value
+      if !hit.fresh { store.refreshInBackground(key, options: options, fetch: fetch) }
+      return hit.value
     }
     return try await store.valueOrFetch(for: key, options: options, fetch: fetch).wait()
   }

@@ -34,13 +34,17 @@ extension CacheStore {
   }
 
   /// Queues `call` and makes sure a main-actor task will run the queue.
+  /// `changesValues`: the call may change what the published rows show (every write does; a background refresh does
+  /// not, until its fetch ends), so reads off the main actor go there until it has run.
   @usableFromInline
-  nonisolated func enqueue(_ call: @escaping @MainActor @Sendable (CacheStore) -> Void) {
+  nonisolated func enqueue(
+    _ call: @escaping @MainActor @Sendable (CacheStore) -> Void, changesValues: Bool = true
+  ) {
     processed_cache_note_off_main()
     // Counted before it is queued: from now on a read off the main actor hops there, where the call runs first.
-    published.withLock { $0.unappliedCalls += 1 }
+    if changesValues { published.withLock { $0.unappliedCalls += 1 } }
     let schedules = offMain.withLock { queue -> Bool in
-      queue.calls.append(call)
+      queue.calls.append((call, changesValues))
       guard !queue.isScheduled else { return false }
       queue.isScheduled = true
       return true
@@ -61,7 +65,7 @@ extension CacheStore {
 
   @usableFromInline @MainActor
   func runQueuedCallsSlowly() {
-    while let call = offMain.withLock({ queue -> (@MainActor @Sendable (CacheStore) -> Void)? in
+    while let queued = offMain.withLock({ queue -> OffMainCalls.Call? in
       guard queue.head < queue.calls.count else {
         queue.calls.removeAll(keepingCapacity: true)
         queue.head = 0
@@ -70,8 +74,8 @@ extension CacheStore {
       defer { queue.head += 1 }
       return queue.calls[queue.head]
     }) {
-      call(self)
-      published.withLock { $0.unappliedCalls -= 1 }
+      queued.call(self)
+      if queued.changesValues { published.withLock { $0.unappliedCalls -= 1 } }
     }
   }
 }
@@ -79,7 +83,10 @@ extension CacheStore {
 /// The calls made off the main actor that wait for it (see `CacheStore+OffMain.swift`).
 @usableFromInline
 struct OffMainCalls: Sendable {
-  var calls: [@MainActor @Sendable (CacheStore) -> Void] = []
+  /// A queued call, and whether it counts in ``PublishedTable/unappliedCalls``.
+  typealias Call = (call: @MainActor @Sendable (CacheStore) -> Void, changesValues: Bool)
+
+  var calls: [Call] = []
   /// The next call to run.
   var head = 0
   /// Whether a main-actor task that runs the queue is on its way.

@@ -8,17 +8,20 @@
 /// row, and an entry leaving the cache (remove, `removeAll`, collection, release) loses its row — so a read of the
 /// table is ordered with the cache's other methods as if it ran on the main actor at that moment.
 extension CacheStore {
-  /// The value of `key` when it is published and fresh for `staleTime`, and no call made off the main actor waits to
-  /// run there; `nil` otherwise (the caller then hops to the main actor). Callable from any thread.
+  /// The value of `key` when it is published and no call made off the main actor waits to run there, and whether it
+  /// is fresh for `staleTime`; `nil` otherwise (the caller then hops to the main actor). Callable from any thread.
   @inlinable
-  func publishedFreshValue<V>(for key: CacheKey<V>, staleTime: Duration) -> V? {
+  func publishedRead<V>(for key: CacheKey<V>, staleTime: Duration) -> (value: V, fresh: Bool)? {
     // Keyed by the value type and the key's parts as the key holds them: a lookup builds no array.
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
     let now = clock.now()
-    guard let row = self.published.withLock({ $0.row(published) }),
-      Freshness.isFresh(writtenAt: row.writtenAt, invalidated: row.invalidated, staleTime: staleTime, now: now)
-    else { return nil }
-    return row.value(as: V.self)
+    // Read under the lock: the row is not retained on the way out.
+    return self.published.withLock { table -> (value: V, fresh: Bool)? in
+      guard let row = table.row(published) else { return nil }
+      let fresh = Freshness.isFresh(
+        writtenAt: row.writtenAt, invalidated: row.invalidated, staleTime: staleTime, now: now)
+      return (row.value(as: V.self), fresh)
+    }
   }
 
   /// The value of `key` as the published table shows it now, its version, and whether it is fresh for `staleTime`;

@@ -16,12 +16,8 @@ extension CacheStore {
     startPublishing(entry)
     let staleTime = Freshness.staleTime(given: options, declared: nil, cache: self.staleTime)
     if let value = entry.value {
-      if entry.isFresh(staleTime: staleTime) { return .value(value) }
-      // Stale: the value now, and the entry refreshed in the background (a refresh in flight is joined).
-      if !entry.isFetching {
-        entry.ownsFetch = false
-        entry.fetch({ try await fetch() }, options: options, priority: nil)
-      }
+      // Stale: the value now, and the entry refreshed in the background.
+      if !entry.isFresh(staleTime: staleTime) { entry.refreshStale(options: options, fetch: fetch) }
       return .value(value)
     }
     // A miss: the fetch in flight is joined, else one starts; the caller ends once the entry holds its outcome.
@@ -42,6 +38,28 @@ extension CacheStore {
       entry.ownsFetch = true
     }
     return .fetch(callers, caller: caller, entry: entry)
+  }
+}
+
+extension CacheStore {
+  /// A `value(for:options:fetch:)` caller off the main actor returned `key`'s stale value: its refresh runs on the main
+  /// actor, after the calls queued before it (it changes no value that a reader sees, so readers need not wait for it).
+  @usableFromInline
+  nonisolated func refreshInBackground<V>(
+    _ key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
+  ) {
+    let refresh = { @MainActor @Sendable (store: CacheStore) in
+      guard let entry = store.entry(for: key), entry.value != nil,
+        !entry.isFresh(staleTime: Freshness.staleTime(given: options, declared: nil, cache: store.staleTime))
+      else { return }
+      entry.refreshStale(options: options, fetch: fetch)
+    }
+    if MainQueue.isCurrent {
+      runQueuedCallsOnMain()
+      callAsMainActor({ store, refresh in refresh(store) }, self, refresh)
+    } else {
+      enqueue(refresh, changesValues: false)
+    }
   }
 }
 
@@ -69,6 +87,14 @@ enum ValueOrFetch<V: Sendable>: Sendable {
 }
 
 extension CacheEntry {
+  /// A `value(for:options:fetch:)` caller got the entry's stale value: the entry fetches with `fetch` (a fetch in
+  /// flight is joined), for no caller and no state of its own.
+  func refreshStale(options: LoadOptions?, fetch: @escaping @Sendable () async throws -> Value) {
+    guard !isFetching else { return }
+    ownsFetch = false
+    self.fetch({ try await fetch() }, options: options, priority: nil)
+  }
+
   /// The callers waiting for the fetch in flight (made for the first of them).
   func callerFetch() -> CallerFetch<Value> {
     if let callers { return callers }
