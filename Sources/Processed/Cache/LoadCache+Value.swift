@@ -20,7 +20,8 @@ extension LoadCache {
   /// its own fetch's answer, which is not stored. The fetch runs with the options of the call that started it.
   ///
   /// > Note: The cache's entries live on the main actor. Once this method or an actor-owned state has read the cache, a
-  /// > fresh hit of any of its keys returns without leaving the caller's thread — unless a write made off the main
+  /// > hit of any of its keys returns without leaving the caller's thread (a stale hit's refresh is queued for the main
+  /// > actor) — unless a write made off the main
   /// > actor (`set`, `invalidate`, `remove`, …) still waits to run there: then the call goes there, after the write.
   /// > Anything else hops to the main actor too (the fetch itself runs where `fetch` runs).
   ///
