@@ -7,7 +7,7 @@
 @usableFromInline
 enum DeadlineSleep {
   /// The longest delay honoured; larger ones are treated as this (in practice: never).
-  @usableFromInline static let longest = Duration.seconds(Int64.max)
+  static let longest = Duration.seconds(Int64.max)
   private static let step = Duration.seconds(86_400)
 
   /// Sleeps until `delay` after `origin` on `clock`; from now when `origin` is `nil` or an instant of another
@@ -28,7 +28,6 @@ enum DeadlineSleep {
   }
 
   /// Whether `clock`'s now is still before `delay` after `origin` (`false` for an origin of another clock type).
-  @usableFromInline
   static func isBefore(
     _ delay: Duration, after origin: any InstantProtocol<Duration>, on clock: any Clock<Duration>
   ) -> Bool {
@@ -40,7 +39,6 @@ enum DeadlineSleep {
   }
 
   /// Whether `instant` is an instant of `clock`'s type (a deadline measured from it can be slept until).
-  @usableFromInline
   static func isInstant(_ instant: any InstantProtocol<Duration>, of clock: any Clock<Duration>) -> Bool {
     func check<C: Clock<Duration>>(_ clock: C) -> Bool { instant is C.Instant }
     return check(clock)

@@ -35,7 +35,8 @@
     }
   }
 
-  @inlinable @MainActor
+  @MainActor
+  @usableFromInline
   func awaitNetwork(of plan: Plan, id: UInt64, paused: LoadActivity.Phase) async -> Bool {
     guard let network = plan.network else {
       preconditionFailure("Processed: a load without a network gate waited for the network")
@@ -55,7 +56,7 @@
     await Host.runBody(plan, id: id, host: self, thrown: &thrown)
   }
 
-  @inlinable
+  @usableFromInline
   func interrupt(_ plan: Plan, id: UInt64, after accumulated: Duration) -> Bool {
     guard let onInterrupt = plan.onInterrupt, let current = object, current.mayWrite(id) else { return false }
     // Taken before `onInterrupt` runs: it may start a newer load, whose task must not be cancelled here.

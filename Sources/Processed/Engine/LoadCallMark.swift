@@ -16,7 +16,6 @@ final class LoadCallMark: Sendable {
   }
 
   /// The time since the mark on `clock`, or `nil` when the mark was made on a clock of another type.
-  @usableFromInline
   func elapsed(on clock: any Clock<Duration>) -> Duration? {
     Self.elapsed(clock, since: instant)
   }

@@ -46,11 +46,11 @@ struct LoadPhases: Sendable {
   }
 
   @usableFromInline private(set) var phase: Phase = .attempting(1)
-  @usableFromInline let retry: RetryPolicy
+  let retry: RetryPolicy
   /// Whether each attempt waits for a limiter's permit.
-  @usableFromInline let usesLimiter: Bool
+  let usesLimiter: Bool
   /// Whether each attempt waits for the network first (before its permit: a paused fetch holds none).
-  @usableFromInline let usesNetwork: Bool
+  let usesNetwork: Bool
 
   @usableFromInline
   init(retry: RetryPolicy, usesLimiter: Bool = false, usesNetwork: Bool = false) {
@@ -187,7 +187,6 @@ struct LoadPhases: Sendable {
 
 extension LoadOutcome {
   /// Whether `error` is cancellation or a control error, which end a load without failing it.
-  @usableFromInline
   static func isControl(_ error: any Error) -> Bool {
     switch error {
     case is CancellationError, is CancelLoadable, is CancelProcess, is ResetLoadable, is ResetProcess: true
@@ -199,7 +198,6 @@ extension LoadOutcome {
 extension RetryPolicy {
   /// The delay before retry `n` (n ≥ 1): `d(n) = min(maxDelay, initialDelay × multiplier^(n−1))`, then jittered —
   /// `.none`: `d`; `.full`: uniform in `0...d`; `.equal`: `d/2` plus uniform in `0...d/2`. Never negative.
-  @usableFromInline
   func delay<Generator: RandomNumberGenerator>(beforeRetry n: Int, using generator: inout Generator) -> Duration {
     let initial = Self.seconds(of: initialDelay)
     let cap = Self.seconds(of: maxDelay)

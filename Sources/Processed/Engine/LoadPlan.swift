@@ -35,7 +35,7 @@ struct LoadPlan<State: ManagedState>: ShapedPlan {
   /// A cache binding's waiting load for a fetch paused offline: its activity starts as `.paused`.
   @usableFromInline var startsPaused = false
   /// A `loadMore`'s ``PageRefill``: how a cache entry that holds the list fetches its pages again.
-  @usableFromInline var pageRefill: AnyObject?
+  var pageRefill: AnyObject?
 
   @inlinable
   init(startState: State, work: Work) {

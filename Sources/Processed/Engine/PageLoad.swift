@@ -4,10 +4,9 @@
 /// It starts silently and keeps the list on a failure (as a refresh of a loaded value does), so latest-wins,
 /// cancellation, retry, timeout, the limiter and the activity hold for it unchanged. See
 /// Documentation/LoadPhases.md, "Paged lists".
-@usableFromInline @MainActor
+@MainActor
 enum PageLoad {
   /// How a `loadMore` call goes on, decided from its state's current load.
-  @usableFromInline
   enum Step {
     /// Nothing to do: another load of the state is in progress, or there is no next page.
     case nothing
@@ -21,7 +20,6 @@ enum PageLoad {
   ///
   /// The items are appended to those of `current`: every other write to the state supersedes the `loadMore`, so the
   /// list it appends to is still the one on screen when it ends.
-  @inlinable
   static func plan<Item, Cursor>(
     after current: LoadableState<Pages<Item, Cursor>>,
     _ block: @escaping @MainActor (Cursor) async throws -> Pages<Item, Cursor>
@@ -38,7 +36,6 @@ enum PageLoad {
 
   /// The options of a `loadMore`: the call's, else the declaration's, without what does not apply to it (debounce,
   /// overlap and calm presentation).
-  @usableFromInline
   static func options(_ given: LoadOptions?, declared: LoadOptions.Resolved?) -> LoadOptions? {
     (given ?? declared?.options)?.forFetch
   }
@@ -48,7 +45,6 @@ extension StateHost {
   /// How a `loadMore` call on this host goes on: it joins a `loadMore` in progress (unless that one's task was
   /// cancelled: it can no longer write, and the call supersedes it), does nothing while any other load is in
   /// progress or when it has no plan, and starts otherwise.
-  @usableFromInline
   func loadMoreStep(hasPlan: Bool) -> PageLoad.Step {
     if tracker.isRunning, !(tracker.isLoadingMore && tracker.task?.isCancelled == true) {
       guard tracker.isLoadingMore else { return .nothing }
@@ -59,7 +55,6 @@ extension StateHost {
 
   /// A `loadMore` call, Task form: `plan` is ``PageLoad/plan(after:_:)`` of the current state. Returns `nil` when the
   /// call does nothing.
-  @usableFromInline
   func startLoadMore(
     _ plan: LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?, currentState: State? = nil
   ) -> Task<Void, Never>? {
@@ -85,7 +80,6 @@ extension StateHost {
   }
 
   /// A `loadMore` call, `async` form. Returns `nil` when the call does nothing.
-  @usableFromInline
   func startAwaitedLoadMore(_ plan: LoadPlan<State>?, options: LoadOptions?, currentState: State? = nil)
     -> AwaitedLoad?
   {

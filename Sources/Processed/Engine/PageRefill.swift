@@ -1,12 +1,11 @@
 /// How a list whose first page was fetched again gets its next pages again: a cache entry that holds a paged list
 /// (``Pages``) keeps the last `loadMore`'s one, so that a background refetch — an invalidation, the end of a mutation,
 /// a stale hit — fetches every page it had loaded, in order, and writes the list once.
-@usableFromInline @MainActor
+@MainActor
 final class PageRefill<Value> {
   /// Fetches up to `count` pages after those of `first`, appending each; stops early when a page has no next cursor.
-  @usableFromInline let more: @MainActor (_ first: Value, _ count: Int) async throws -> Value
+  let more: @MainActor (_ first: Value, _ count: Int) async throws -> Value
 
-  @usableFromInline
   init<Item, Cursor>(_ block: @escaping @MainActor (Cursor) async throws -> Pages<Item, Cursor>)
   where Value == Pages<Item, Cursor> {
     more = { first, count in

@@ -10,19 +10,18 @@ final class StartOnScreen {
   /// Whether a cancellation writes ``replaced`` back (``CancellationBehavior/restorePreviousState``).
   @usableFromInline let restores: Bool
   /// The state the start state replaced; `nil`: nothing to write back.
-  @usableFromInline var replaced: (any Sendable)?
+  var replaced: (any Sendable)?
   /// The start state on screen, written by this load or one it superseded; `nil` while none is.
-  @usableFromInline var shown: (any Sendable)?
+  var shown: (any Sendable)?
   /// When ``shown`` was written, on the clock of the load that wrote it.
   @usableFromInline var shownAt: (any InstantProtocol<Duration>)?
   /// The wait of a loading delay, which writes the start state when it ends; cancelled when the load ends.
-  @usableFromInline nonisolated let delay: Task<Void, Never>?
+  nonisolated let delay: Task<Void, Never>?
 
   /// How long the start state stays on screen at least, and the clock that is measured on (the load's options').
   @usableFromInline let minimum: Duration?
   @usableFromInline let clock: any Clock<Duration>
 
-  @usableFromInline
   init(_ options: LoadOptions.Resolved, delay: Task<Void, Never>? = nil) {
     restores = options.restoresOnCancel
     minimum = options.minimumLoadingTime
@@ -38,7 +37,6 @@ final class StartOnScreen {
   }
 
   /// A record for a load that supersedes this record's load while its start state is still on screen.
-  @usableFromInline
   func inherited(by options: LoadOptions.Resolved) -> StartOnScreen {
     let record = StartOnScreen(options)
     record.replaced = replaced

@@ -52,7 +52,6 @@ extension StateHost {
   }
 
   /// Writes `start`, recording what it replaced and when.
-  @usableFromInline
   func show(_ start: State, in record: StartOnScreen, clock: any Clock<Duration>) {
     record.replaced = currentState
     record.shown = start

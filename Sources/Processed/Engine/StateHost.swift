@@ -55,7 +55,7 @@ extension StateHost {
   @inlinable
   func stateWillChange() {}
 
-  @inlinable
+  @usableFromInline
   func loadMoreThroughHook(
     _ plan: LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
   ) -> Task<Void, Never>?? { .none }

@@ -4,8 +4,7 @@
 /// sleeper: so a timed-out block is cancelled — and stops sleeping on that clock — before `advance` returns, and a
 /// test that then waits for the retry delay's sleeper never counts the block's. Other clocks ignore it; the timer
 /// runs the same action itself when its sleep returns (it is idempotent).
-@usableFromInline
 package enum WakeAction {
   /// The action of the sleep running now, if its clock should run it on time; `nil` for every other sleep.
-  @usableFromInline @TaskLocal package static var current: (@Sendable () -> Void)?
+  @TaskLocal package static var current: (@Sendable () -> Void)?
 }

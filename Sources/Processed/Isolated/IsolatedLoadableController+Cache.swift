@@ -36,7 +36,6 @@ extension IsolatedLoadableController {
   ///   - block: Fetches the value, or throws. Runs on the owning actor.
   /// - Returns: A task that ends when the fetch the call started or joined has ended and the state shows its outcome.
   @discardableResult
-  @inlinable
   public func load(
     _ key: CacheKey<Value>,
     in cache: LoadCache,
@@ -65,7 +64,6 @@ extension IsolatedLoadableController {
   ///   - options: The fetch's options and `staleTime`; `nil`: the declaration's.
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Fetches the value, or throws. Runs on the owning actor.
-  @inlinable
   public consuming func load(
     _ key: CacheKey<Value>,
     in cache: LoadCache,
@@ -97,7 +95,6 @@ extension IsolatedLoadableController {
   ///   - block: Fetches the value, or throws. Runs on the owning actor.
   /// - Returns: A task that ends when the fetch has ended and the state shows its outcome.
   @discardableResult
-  @inlinable
   public func refresh(
     _ key: CacheKey<Value>,
     in cache: LoadCache,
@@ -124,7 +121,6 @@ extension IsolatedLoadableController {
   ///   - options: The fetch's options; `nil`: the declaration's.
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Fetches the value, or throws. Runs on the owning actor.
-  @inlinable
   public consuming func refresh(
     _ key: CacheKey<Value>,
     in cache: LoadCache,

@@ -20,7 +20,6 @@ extension IsolatedLoadableController {
   ///   - block: Fetches the page at the cursor it is given.
   /// - Returns: The load's task; it ends at once when the call does nothing.
   @discardableResult
-  @inlinable
   public func loadMore<Item, Cursor>(
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
@@ -41,7 +40,6 @@ extension IsolatedLoadableController {
   ///   - options: The load's options; `nil`: the declaration's.
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Fetches the page at the cursor it is given.
-  @inlinable
   public consuming func loadMore<Item, Cursor>(
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,

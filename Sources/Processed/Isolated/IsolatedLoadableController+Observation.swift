@@ -12,7 +12,6 @@ extension IsolatedLoadableController {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - onChange: Called with each new state, on the owning actor.
   /// - Returns: The token that keeps the observer registered.
-  @inlinable
   public func observe(
     isolation: isolated (any Actor) = #isolation, _ onChange: @escaping (LoadableState<Value>) -> Void
   ) -> ObservationToken {
@@ -26,7 +25,6 @@ extension IsolatedLoadableController {
   /// ```swift
   /// for await state in $feed.states { if state.isLoaded { break } }
   /// ```
-  @inlinable
   public var states: AsyncStream<LoadableState<Value>> {
     storage.checkOwner()
     return storage.states()

@@ -14,7 +14,6 @@ extension IsolatedLoadableController {
   ///   - block: Returns the loaded value, or throws.
   /// - Returns: The load's task.
   @discardableResult
-  @inlinable
   public func refresh(
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
@@ -41,7 +40,6 @@ extension IsolatedLoadableController {
   ///   - options: The load's options; `nil`: the declaration's.
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Returns the loaded value, or throws.
-  @inlinable
   public consuming func refresh(
     options: LoadOptions? = nil,
     isolation: isolated (any Actor) = #isolation,

@@ -122,7 +122,6 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   /// - Returns: The load's task.
   @discardableResult
-  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -157,7 +156,6 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   /// - Returns: The load's task.
   @discardableResult
-  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -246,7 +244,6 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Returns the loaded value, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
-  @inlinable
   public consuming func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -280,7 +277,6 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: Writes states with `yield`, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
-  @inlinable
   public consuming func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -304,7 +300,6 @@ public struct IsolatedLoadableController<Value: Sendable> {
   /// ```swift
   /// if case .retrying(let attempt) = $feed.activity.phase { log("attempt \(attempt)") }
   /// ```
-  @inlinable
   public var activity: LoadActivity {
     storage.checkOwner()
     return storage.activity
@@ -321,7 +316,6 @@ public struct IsolatedLoadableController<Value: Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - onChange: Called with each new activity, on the owning actor.
   /// - Returns: The token that keeps the observer registered.
-  @inlinable
   public func observeActivity(
     isolation: isolated (any Actor) = #isolation, _ onChange: @escaping (LoadActivity) -> Void
   ) -> ObservationToken {
@@ -334,7 +328,6 @@ public struct IsolatedLoadableController<Value: Sendable> {
   /// ```swift
   /// let shown = $feed.lastValue ?? []
   /// ```
-  @inlinable
   public var lastValue: Value? {
     storage.checkOwner()
     switch storage.state {
@@ -353,7 +346,6 @@ public struct IsolatedLoadableController<Value: Sendable> {
   /// ```
   ///
   /// - Parameter isolation: The owning actor; the default is the caller's.
-  @inlinable
   public func cancel(isolation: isolated (any Actor) = #isolation) {
     storage.claim(isolation)
     storage.cancelLoad()
@@ -366,7 +358,6 @@ public struct IsolatedLoadableController<Value: Sendable> {
   /// ```
   ///
   /// - Parameter isolation: The owning actor; the default is the caller's.
-  @inlinable
   public func reset(isolation: isolated (any Actor) = #isolation) {
     storage.claim(isolation)
     storage.resetState()

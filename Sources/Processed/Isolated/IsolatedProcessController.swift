@@ -86,7 +86,6 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   /// - Returns: The run's task.
   @discardableResult
-  @inlinable
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -149,7 +148,6 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
-  @inlinable
   public consuming func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -174,7 +172,6 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// if $job.activity.isActive { return }
   /// ```
-  @inlinable
   public var activity: LoadActivity {
     storage.checkOwner()
     return storage.activity
@@ -190,7 +187,6 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - onChange: Called with each new activity, on the owning actor.
   /// - Returns: The token that keeps the observer registered.
-  @inlinable
   public func observeActivity(
     isolation: isolated (any Actor) = #isolation, _ onChange: @escaping (LoadActivity) -> Void
   ) -> ObservationToken {
@@ -207,7 +203,6 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   /// ```
   ///
   /// - Parameter isolation: The owning actor; the default is the caller's.
-  @inlinable
   public func cancel(isolation: isolated (any Actor) = #isolation) {
     storage.claim(isolation)
     storage.cancelLoad()
@@ -220,7 +215,6 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   /// ```
   ///
   /// - Parameter isolation: The owning actor; the default is the caller's.
-  @inlinable
   public func reset(isolation: isolated (any Actor) = #isolation) {
     storage.claim(isolation)
     storage.resetState()
@@ -238,7 +232,6 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - onChange: Called with each new state, on the owning actor.
   /// - Returns: The token that keeps the observer registered.
-  @inlinable
   public func observe(
     isolation: isolated (any Actor) = #isolation, _ onChange: @escaping (ProcessState<ProcessKind>) -> Void
   ) -> ObservationToken {
@@ -251,7 +244,6 @@ public struct IsolatedProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// for await state in $job.states { if state.hasFinished(.sync) { break } }
   /// ```
-  @inlinable
   public var states: AsyncStream<ProcessState<ProcessKind>> {
     storage.checkOwner()
     return storage.states()
@@ -273,7 +265,6 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
   ///   - block: The work.
   /// - Returns: The run's task.
   @discardableResult
-  @inlinable
   public func run(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -300,7 +291,6 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   /// - Returns: The run's task.
   @discardableResult
-  @inlinable
   public func run(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -326,7 +316,6 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
   ///   - options: The run's options; `nil`: the declaration's.
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: The work.
-  @inlinable
   public consuming func run(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -349,7 +338,6 @@ extension IsolatedProcessController where ProcessKind == SingleProcess {
   ///   - isolation: The owning actor; the default is the caller's.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
-  @inlinable
   public consuming func run(
     silently: Bool = false,
     options: LoadOptions? = nil,

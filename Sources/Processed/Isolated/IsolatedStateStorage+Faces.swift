@@ -22,7 +22,6 @@ extension IsolatedStateStorage {
   /// A cached load or refresh of `key` in `cache` through the mirror (see `LoadableController.load(_:in:…)`). The owner
   /// writes at once what the cache's published table tells it: the entry's value (a hit; fresh, nothing more runs),
   /// else `.loading` (unless silent, a refresh of a value, or delayed by `loadingDelay` or a debounce).
-  @usableFromInline
   func startCached<Value>(
     _ key: CacheKey<Value>, in cache: LoadCache, silently: Bool, options: LoadOptions?, priority: TaskPriority?,
     refreshing: Bool, isolation: isolated (any Actor),
@@ -93,7 +92,6 @@ extension IsolatedStateStorage {
   /// A `loadMore` through the mirror (see `LoadableController.loadMore(options:priority:block:)`). It does nothing —
   /// its task ends at once — unless the state is `.loaded` with more pages and no load of the owner's own runs; it
   /// joins what the state follows (a cached entry's fetch, an earlier `loadMore`) rather than superseding it.
-  @usableFromInline
   func startLoadMore<Item: Sendable, Cursor: Sendable>(
     options: LoadOptions?, priority: TaskPriority?, isolation: isolated (any Actor),
     block: nonisolated(nonsending) @escaping (Cursor) async throws -> Pages<Item, Cursor>
@@ -118,6 +116,5 @@ extension IsolatedStateStorage {
   }
 
   /// The task of a call that does nothing.
-  @usableFromInline
   static var nothingToDo: Task<Void, Never> { Task {} }
 }

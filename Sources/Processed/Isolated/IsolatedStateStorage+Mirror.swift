@@ -1,5 +1,4 @@
 /// What an actor-owned state's storage asks of its ``StateMirror``, whatever its value type.
-@usableFromInline
 protocol MirrorLink: AnyObject, Sendable {
   /// The owner stopped following the shadow at `epoch` (sent to the main actor).
   func sendStop(_ epoch: UInt64)
@@ -8,10 +7,8 @@ protocol MirrorLink: AnyObject, Sendable {
 }
 
 extension StateMirror: MirrorLink {
-  @usableFromInline
   func close() { closeMailbox() }
 
-  @usableFromInline
   func sendStop(_ epoch: UInt64) {
     Task { @MainActor in self.stop(epoch) }
   }
@@ -38,7 +35,6 @@ extension IsolatedStateStorage {
   /// A change the mirror sent for operation `epoch`, on the owner: written while the state follows the mirror at that
   /// epoch. A value the state shows already as the entry's (its version) and a `.loading` it shows are not written
   /// again (no duplicate notification).
-  @usableFromInline
   func applyMirrored<Value>(_ change: StateMirror<Value>.Change, epoch: UInt64) where State == LoadableState<Value> {
     guard followsMirror, epoch == mirrorEpoch else { return }
     switch change {
@@ -56,7 +52,6 @@ extension IsolatedStateStorage {
   }
 
   /// Whether the state follows a load running through its mirror: the mirrored activity is not idle.
-  @usableFromInline
   var followsRunningMirror: Bool {
     followsMirror && mirroredActivity.map { $0.phase != .idle } ?? false
   }
@@ -67,7 +62,6 @@ extension IsolatedStateStorage {
   var mirroredLoadIsJoinable: Bool { followsRunningMirror && !mirrorLoadsMore }
 
   /// The load the state followed through its mirror ended, was superseded or stopped: the calls that joined it end.
-  @usableFromInline
   func endMirrorJoiners() {
     mirrorLoadsMore = false
     guard !mirrorJoiners.isEmpty else { return }
@@ -88,7 +82,6 @@ extension IsolatedStateStorage {
 
   /// A call that joins the load the state follows through its mirror: a task that ends when that load ends, is
   /// superseded or stops (``endMirrorJoiners()``).
-  @usableFromInline
   func joinFollowedLoad(priority: TaskPriority?, isolation: isolated (any Actor)) -> Task<Void, Never> {
     let ended = FirstSignal<Bool>()
     mirrorJoiners.append(ended)
@@ -96,7 +89,6 @@ extension IsolatedStateStorage {
   }
 
   /// The task of a joining call, isolated to the owner: it ends when `ended` is sent, or when it is cancelled.
-  @usableFromInline
   static func waiting(
     for ended: FirstSignal<Bool>, priority: TaskPriority?, isolation: isolated (any Actor)
   ) -> Task<Void, Never> {
@@ -107,7 +99,6 @@ extension IsolatedStateStorage {
   }
 
   /// The state's mirror, made on first use.
-  @usableFromInline
   func stateMirror<Value>(isolation: isolated (any Actor)) -> StateMirror<Value>
   where State == LoadableState<Value> {
     if let mirror { return unsafeDowncast(mirror, to: StateMirror<Value>.self) }
@@ -123,7 +114,6 @@ extension IsolatedStateStorage {
   ///
   /// `supersedes == false` (a `loadMore` of a state that follows its mirror already): the operation joins the mirror
   /// where it is, and what it sends for the current epoch is written.
-  @usableFromInline
   func startMirrored<Value>(
     supersedes: Bool, guess: (state: State, version: UInt64)?, activity: LoadActivity?, restoresOnCancel: Bool = false,
     priority: TaskPriority?, isolation: isolated (any Actor),

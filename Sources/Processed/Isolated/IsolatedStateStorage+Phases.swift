@@ -59,14 +59,14 @@ extension IsolatedStateStorage: PhaseHost {
   }
 
   /// Only a cache entry's fetch waits for the network, and entries live on the main actor.
-  @inlinable
+  @usableFromInline
   nonisolated(nonsending) func awaitNetwork(
     of plan: IsolatedPlan<State>, id: UInt64, paused: LoadActivity.Phase
   ) async -> Bool {
     preconditionFailure("Processed: an actor-owned load waited for the network")
   }
 
-  @inlinable
+  @usableFromInline
   func interrupt(_ plan: IsolatedPlan<State>, id: UInt64, after accumulated: Duration) -> Bool {
     guard let onInterrupt = plan.onInterrupt, mayWrite(id) else { return false }
     // Taken before `onInterrupt` runs: it may start a newer load, whose task must not be cancelled here.

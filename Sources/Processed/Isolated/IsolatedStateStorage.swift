@@ -72,21 +72,21 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   // MARK: The mirror (cache, pages, calm presentation)
 
   /// The state's ``StateMirror`` (a `StateMirror<Value>` for a `LoadableState<Value>`), made on first use.
-  @usableFromInline @exclusivity(unchecked) var mirror: (any MirrorLink)?
+  @exclusivity(unchecked) var mirror: (any MirrorLink)?
   /// The epoch of the owner's last operation that changed what the state follows (see ``StateMirror``).
-  @usableFromInline @exclusivity(unchecked) var mirrorEpoch: UInt64 = 0
+  @exclusivity(unchecked) var mirrorEpoch: UInt64 = 0
   /// Whether the state follows its mirror: changes stamped with ``mirrorEpoch`` are written.
   @usableFromInline @exclusivity(unchecked) var followsMirror = false
   /// The mirror's activity, while the state follows it.
   @usableFromInline @exclusivity(unchecked) var mirroredActivity: LoadActivity?
   /// The entry's version of the value the state shows as the cache's (`0`: none).
-  @usableFromInline @exclusivity(unchecked) var mirroredVersion: UInt64 = 0
+  @exclusivity(unchecked) var mirroredVersion: UInt64 = 0
   /// What a followed load's start replaced, when its options restore it on cancellation (`.restore`).
-  @usableFromInline @exclusivity(unchecked) var mirrorRestores: State?
+  @exclusivity(unchecked) var mirrorRestores: State?
   /// `.joinRunning` calls that joined the load the state follows, told when it ends (``endMirrorJoiners()``).
-  @usableFromInline @exclusivity(unchecked) var mirrorJoiners: [FirstSignal<Bool>] = []
+  @exclusivity(unchecked) var mirrorJoiners: [FirstSignal<Bool>] = []
   /// Whether the load the state follows was started by a `loadMore`, which a `.joinRunning` call does not join.
-  @usableFromInline @exclusivity(unchecked) var mirrorLoadsMore = false
+  @exclusivity(unchecked) var mirrorLoadsMore = false
 
   @inlinable
   init(_ state: State, options: LoadOptions?, kind: String) {
@@ -232,7 +232,6 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   }
 
   /// Registers an observer of the state.
-  @inlinable
   func observe(onRegistryEnd: (@Sendable () -> Void)? = nil, _ onChange: @escaping (State) -> Void)
     -> ObservationToken
   {
@@ -241,7 +240,6 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
 
   /// The current state, then every later change, in order, never dropped or coalesced; ends when the storage goes
   /// away.
-  @inlinable
   func states() -> AsyncStream<State> {
     AsyncStream.states(startingWith: state) { observe(onRegistryEnd: $0, $1) }
   }
@@ -269,7 +267,6 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   }
 
   /// Registers an observer of the activity.
-  @inlinable
   func observeActivity(_ onChange: @escaping (LoadActivity) -> Void) -> ObservationToken {
     let slot = activitySlot ?? ObserverSlot.make()
     if activitySlot == nil {
@@ -301,7 +298,6 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   }
 
   /// A progress report of load `id`: kept when that load is current.
-  @inlinable
   func reportProgress(_ progress: LoadProgress, from id: UInt64) {
     guard tracker.isCurrent(id) else { return }
     self.progress = progress
@@ -313,15 +309,13 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
 @usableFromInline
 final class IsolatedObserverCall<Value>: ObserverCall {
   @usableFromInline let handler: (Value) -> Void
-  @usableFromInline let onRegistryEnd: (@Sendable () -> Void)?
+  let onRegistryEnd: (@Sendable () -> Void)?
 
-  @inlinable
   init(_ handler: @escaping (Value) -> Void, onRegistryEnd: (@Sendable () -> Void)?) {
     self.handler = handler
     self.onRegistryEnd = onRegistryEnd
     super.init()
   }
 
-  @usableFromInline
   override func registryDidEnd() { onRegistryEnd?() }
 }

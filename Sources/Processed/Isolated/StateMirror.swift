@@ -9,12 +9,10 @@
 /// in tasks, which may start out of order), and stamps each change it sends with the epoch it runs; the owner applies
 /// a change only while it follows the mirror at that epoch. So a change made for an operation the owner has since
 /// superseded (its own load, `cancel()`, `reset()`, a manual write, a newer cached load) is never written.
-@usableFromInline
 final class StateMirror<Value: Sendable>: Sendable {
-  @usableFromInline typealias State = LoadableState<Value>
+  typealias State = LoadableState<Value>
 
   /// A change of the shadow, stamped with the epoch it was made for.
-  @usableFromInline
   enum Change: Sendable {
     /// A write; `version`: the entry's version of a `.loaded` value shown as the cache's (`0`: none).
     case state(State, version: UInt64)

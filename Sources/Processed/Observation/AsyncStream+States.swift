@@ -4,7 +4,6 @@ extension AsyncStream where Element: Sendable {
   /// when the iteration ends.
   ///
   /// `register` gets the registry's end handler and the observer, and returns the observer's token.
-  @inlinable
   static func states(
     startingWith current: Element,
     register: (

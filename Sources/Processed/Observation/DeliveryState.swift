@@ -4,6 +4,5 @@ struct DeliveryState {
   @usableFromInline var pending: [@MainActor () -> Void] = []
   @usableFromInline var isDelivering = false
 
-  @usableFromInline
   init() {}
 }

@@ -11,28 +11,22 @@ class ObservationHook: @unchecked Sendable {
   // `@unchecked`: subclasses hold a weak reference and a registrar, both thread-safe; hooks are used on the main
   // actor only.
 
-  @usableFromInline
   init() {}
 
   /// Tells Observation that the property was read (inside `withObservationTracking`, the read is tracked).
-  @usableFromInline
   func access() {}
 
   /// Tells Observation that the property is about to change (a tracked read's `onChange` runs here).
-  @usableFromInline
   func willSet() {}
 
   /// Tells Observation that the property changed.
-  @usableFromInline
   func didSet() {}
 }
 
 /// Makes ``ObservationHook``s.
-@usableFromInline
 enum ObservationBridge {
   /// The hook of `keyPath` of `model`, or `nil` when the model does not declare `Observable` (or the Observation
   /// framework is not available: before macOS 14, iOS 17, tvOS 17, watchOS 10).
-  @usableFromInline
   static func hook<Model: AnyObject, Value>(for model: Model, keyPath: KeyPath<Model, Value>) -> ObservationHook? {
     #if canImport(Observation)
       if #available(macOS 14, iOS 17, tvOS 17, watchOS 10, *) {

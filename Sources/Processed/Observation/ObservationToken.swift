@@ -31,7 +31,7 @@ public final class ObservationToken: Hashable, Sendable {
   deinit { cancel() }
 
   /// A token that observes nothing (for a controller whose model is gone): its slot is closed at once.
-  @usableFromInline @MainActor
+  @MainActor
   static var inert: ObservationToken {
     let slot = ObserverSlot.make()
     let token = SlotLink(slot).addObserver { (_: Void) in }

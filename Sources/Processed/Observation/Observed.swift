@@ -22,7 +22,7 @@ public struct Observed<Value> {
   /// The model registry's slot for this property, resolved on the first write. Unmanaged, so that a write reads
   /// it without reference counting; `anchor` keeps it valid.
   @usableFromInline var link: SlotLink?
-  @usableFromInline var anchor: ObserverSlot?
+  var anchor: ObserverSlot?
 
   /// Creates the property with its initial value.
   ///

@@ -11,7 +11,6 @@ class ObserverCall {
   init() {}
 
   /// Called when the registry goes away while the observer is still registered.
-  @usableFromInline
   func registryDidEnd() {}
 }
 
@@ -38,6 +37,5 @@ final class EndingObserverCall<Value>: TypedObserverCall<Value> {
     super.init(handler)
   }
 
-  @usableFromInline
   override func registryDidEnd() { onRegistryEnd() }
 }

@@ -40,7 +40,6 @@ final class ObserverSlot: ManagedBuffer<ObserverSlotFields, processed_slot_sync>
   }
 
   /// Registers `call` (an actor-owned state's observer) and returns the token that keeps it registered.
-  @usableFromInline
   func register(_ call: ObserverCall) -> ObservationToken {
     ObservationToken(slot: self, id: add(call))
   }

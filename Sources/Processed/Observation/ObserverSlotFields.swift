@@ -3,10 +3,9 @@
 /// covers the other: the thread sanitizer reports an access through a pointer at the pointee's address.
 @usableFromInline
 struct ObserverSlotFields {
-  @usableFromInline var guarded: ObserverSlotGuardedFields
-  @usableFromInline var main = ObserverSlotMainFields()
+  var guarded: ObserverSlotGuardedFields
+  var main = ObserverSlotMainFields()
 
-  @usableFromInline
   init(isClosed: Bool) {
     guarded = ObserverSlotGuardedFields(isClosed: isClosed)
   }

@@ -6,11 +6,10 @@ struct ObserverSlotGuardedFields {
   /// The observers, sorted by id, once the slot had two at once; then `single` is `nil`.
   @usableFromInline var list: ContiguousArray<ObserverCall> = []
   /// The registry is gone: observers added now are inert.
-  @usableFromInline var isClosed: Bool
+  var isClosed: Bool
   /// How many notifications of the slot have begun (taken a snapshot). Wraps; compared as a difference.
   @usableFromInline var begun: UInt32 = 0
 
-  @usableFromInline
   init(isClosed: Bool) {
     self.isClosed = isClosed
   }

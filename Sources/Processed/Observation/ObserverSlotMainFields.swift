@@ -4,8 +4,8 @@ struct ObserverSlotMainFields {
   /// Observation's view of the property, when its model declares `Observable` (see ``ObservationBridge``);
   /// resolved by the first writer that connects with the model at hand.
   @usableFromInline var observation: ObservationHook?
-  @usableFromInline var delivery = DeliveryState()
-  @usableFromInline var observationResolved = false
+  var delivery = DeliveryState()
+  var observationResolved = false
   /// Whether the property is linked to this slot by a writer of its own (a `@Loadable`/`@Process` storage or an
   /// `@Observed` property), so that `observe(_:)` need not read the property to link it.
   @usableFromInline var hasLinkedProperty = false
@@ -24,6 +24,5 @@ struct ObserverSlotMainFields {
   /// its controller). Kept here, in the model's registry, so that it lives exactly as long as the model.
   @usableFromInline var keptState: AnyObject?
 
-  @usableFromInline
   init() {}
 }

@@ -25,7 +25,6 @@ extension LoadableController {
   /// - Returns: The load's task; for a call that joins a running `loadMore`, a task of its own that ends with it
   ///   (cancelling it ends only that call).
   @discardableResult
-  @inlinable
   public func loadMore<Item, Cursor>(
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
@@ -45,7 +44,6 @@ extension LoadableController {
   /// - Parameters:
   ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - block: Fetches the page at the cursor it is given.
-  @inlinable
   public consuming func loadMore<Item, Cursor>(
     options: LoadOptions? = nil,
     block: @escaping @MainActor (_ cursor: Cursor) async throws -> Pages<Item, Cursor>

@@ -17,7 +17,6 @@ extension LoadableController {
   ///   - block: Returns the loaded value, or throws.
   /// - Returns: The load's task.
   @discardableResult
-  @inlinable
   public func refresh(
     options: LoadOptions? = nil,
     priority: TaskPriority? = nil,
@@ -37,7 +36,6 @@ extension LoadableController {
   /// - Parameters:
   ///   - options: The load's options; `nil`: the declaration's (`@Loadable(options:)`).
   ///   - block: Returns the loaded value, or throws.
-  @inlinable
   public consuming func refresh(
     options: LoadOptions? = nil,
     block: @escaping @MainActor () async throws -> Value

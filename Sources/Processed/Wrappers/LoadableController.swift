@@ -125,7 +125,6 @@ public struct LoadableController<Value: Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   /// - Returns: The load's task.
   @discardableResult
-  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -160,7 +159,6 @@ public struct LoadableController<Value: Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
   /// - Returns: The load's task.
   @discardableResult
-  @inlinable
   public func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -234,7 +232,6 @@ public struct LoadableController<Value: Sendable> {
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: Returns the loaded value, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
-  @inlinable
   public consuming func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -264,7 +261,6 @@ public struct LoadableController<Value: Sendable> {
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: Writes states with `yield`, or throws.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the load.
-  @inlinable
   public consuming func load(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -285,7 +281,6 @@ public struct LoadableController<Value: Sendable> {
   /// ```swift
   /// if case .retrying(let attempt) = $feed.activity.phase { status = "retrying (attempt \(attempt))" }
   /// ```
-  @inlinable
   public var activity: LoadActivity { target.activity }
 
   /// Calls `onChange` after every change of ``activity``, synchronously, on the main actor — with the delivery rules
@@ -299,7 +294,6 @@ public struct LoadableController<Value: Sendable> {
   ///
   /// - Parameter onChange: Called with each new activity.
   /// - Returns: A token; the observation lasts until it is cancelled or released.
-  @inlinable
   public func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
     target.observeActivity(onChange)
   }
@@ -311,7 +305,6 @@ public struct LoadableController<Value: Sendable> {
   /// if let feed = $feed.lastValue { list.show(feed) }
   /// if $feed.activity.isActive { spinner.show() }
   /// ```
-  @inlinable
   public var lastValue: Value? {
     switch target.currentState {
     case .loaded(let value): return value
@@ -330,7 +323,6 @@ public struct LoadableController<Value: Sendable> {
   /// ```swift
   /// $numbers.cancel()
   /// ```
-  @inlinable
   public func cancel() {
     target.cancelLoad()
   }
@@ -340,7 +332,6 @@ public struct LoadableController<Value: Sendable> {
   /// ```swift
   /// $numbers.reset()
   /// ```
-  @inlinable
   public func reset() {
     target.resetState()
   }
@@ -369,7 +360,6 @@ public struct LoadableController<Value: Sendable> {
   ///   if state.isLoaded { break }
   /// }
   /// ```
-  @inlinable
   public var states: AsyncStream<LoadableState<Value>> {
     target.states()
   }

@@ -91,7 +91,6 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   /// - Returns: The run's task.
   @discardableResult
-  @inlinable
   public func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -148,7 +147,6 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
-  @inlinable
   public consuming func run(
     _ process: ProcessKind,
     silently: Bool = false,
@@ -170,7 +168,6 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// uploadBar.value = $upload.activity.progress?.fraction ?? 0
   /// ```
-  @inlinable
   public var activity: LoadActivity { target.activity }
 
   /// Calls `onChange` after every change of ``activity``, synchronously, on the main actor — with the delivery rules
@@ -184,7 +181,6 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   ///
   /// - Parameter onChange: Called with each new activity.
   /// - Returns: A token; the observation lasts until it is cancelled or released.
-  @inlinable
   public func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
     target.observeActivity(onChange)
   }
@@ -196,7 +192,6 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// $action.cancel()
   /// ```
-  @inlinable
   public func cancel() {
     target.cancelLoad()
   }
@@ -206,7 +201,6 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// $action.reset()
   /// ```
-  @inlinable
   public func reset() {
     target.resetState()
   }
@@ -232,7 +226,6 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   /// ```swift
   /// for await state in $action.states where state.hasFinished { break }
   /// ```
-  @inlinable
   public var states: AsyncStream<ProcessState<ProcessKind>> {
     target.states()
   }
@@ -253,7 +246,6 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///   - block: The work.
   /// - Returns: The run's task.
   @discardableResult
-  @inlinable
   public func run(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -282,7 +274,6 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
   /// - Returns: The run's task.
   @discardableResult
-  @inlinable
   public func run(
     silently: Bool = false,
     options: LoadOptions? = nil,
@@ -306,7 +297,6 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///   - silently: When `true`, the state is not set to `.running` first.
   ///   - options: The run's options; `nil`: the declaration's (`@Process(options:)`).
   ///   - block: The work.
-  @inlinable
   public consuming func run(
     silently: Bool = false, options: LoadOptions? = nil, block: @escaping @MainActor () async throws -> Void
   ) async {
@@ -329,7 +319,6 @@ extension ProcessController where ProcessKind == SingleProcess {
   ///   - interrupts: The delays between interrupts; `[]` means none.
   ///   - block: The work.
   ///   - onInterrupt: Called with the accumulated delay; may write the state, or throw to end the run.
-  @inlinable
   public consuming func run(
     silently: Bool = false,
     options: LoadOptions? = nil,

@@ -16,7 +16,7 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   /// The wrapper's own observers (`$state.observe`, `$state.states`): one slot, made on first use. The storage
   /// owns it (`ownSlot`) and closes it when it goes away, so its observers (and `states` sequences) end then.
   /// `nonisolated(unsafe)`: a slot is thread-safe, and `deinit` closes it.
-  @usableFromInline nonisolated(unsafe) var ownSlot: ObserverSlot?
+  nonisolated(unsafe) var ownSlot: ObserverSlot?
   @usableFromInline @exclusivity(unchecked) var ownObservers: SlotLink?
   /// The enclosing model's registry and slot, once resolved, and the strong reference that keeps them valid.
   @usableFromInline @exclusivity(unchecked) var modelLink: SlotLink?
@@ -128,7 +128,6 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
   }
 
   /// The current state, then every change, until the iteration ends or the storage goes away.
-  @usableFromInline
   func states() -> AsyncStream<State> {
     AsyncStream.states(startingWith: currentState) { observe(onRegistryEnd: $0, $1) }
   }

@@ -40,7 +40,7 @@ enum StateTarget<State: ManagedState & Sendable> {
 
   /// A `loadMore` call, Task form: `makePlan` makes its plan from the current state (see ``PageLoad``). `nil`: the
   /// call does nothing.
-  @inlinable @MainActor
+  @MainActor
   func startLoadMore(
     _ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?, priority: TaskPriority?
   ) -> Task<Void, Never>? {
@@ -53,7 +53,7 @@ enum StateTarget<State: ManagedState & Sendable> {
   }
 
   /// A `loadMore` call, `async` form. `nil`: the call does nothing.
-  @inlinable @MainActor
+  @MainActor
   func startAwaitedLoadMore(_ makePlan: (State) -> LoadPlan<State>?, options: LoadOptions?) -> AwaitedLoad? {
     switch self {
     case .storage(let storage):
@@ -63,7 +63,7 @@ enum StateTarget<State: ManagedState & Sendable> {
     }
   }
 
-  @inlinable @MainActor
+  @MainActor
   func cancelLoad() {
     switch self {
     case .storage(let storage): storage.cancelLoad()
@@ -71,7 +71,7 @@ enum StateTarget<State: ManagedState & Sendable> {
     }
   }
 
-  @inlinable @MainActor
+  @MainActor
   func resetState() {
     switch self {
     case .storage(let storage): storage.resetState()
@@ -87,7 +87,7 @@ enum StateTarget<State: ManagedState & Sendable> {
     }
   }
 
-  @inlinable @MainActor
+  @MainActor
   func states() -> AsyncStream<State> {
     switch self {
     case .storage(let storage): storage.states()
@@ -95,7 +95,7 @@ enum StateTarget<State: ManagedState & Sendable> {
     }
   }
 
-  @inlinable @MainActor
+  @MainActor
   var activity: LoadActivity {
     switch self {
     case .storage(let storage): storage.activity
@@ -103,7 +103,7 @@ enum StateTarget<State: ManagedState & Sendable> {
     }
   }
 
-  @inlinable @MainActor
+  @MainActor
   func observeActivity(_ onChange: @escaping @MainActor (LoadActivity) -> Void) -> ObservationToken {
     switch self {
     case .storage(let storage): storage.observeActivity(onChange)
@@ -112,7 +112,7 @@ enum StateTarget<State: ManagedState & Sendable> {
   }
 
   /// The last state that held a value, while the state holds none.
-  @inlinable @MainActor
+  @MainActor
   var lastValueState: State? {
     switch self {
     case .storage(let storage): storage.lastValueState
