@@ -167,6 +167,27 @@ import Testing
     #expect(backend.fetches("a") == 1)
   }
 
+  /// A screen's fetch throws `ResetLoadable` while a caller waits for it: the screen is reset, and the caller, which has
+  /// no state to reset, ends with `CancellationError` (it never waits forever).
+  @Test func aCallerOfAFetchThatAskedForAResetEndsCancelled() async throws {
+    let cache = LoadCache()
+    let screen = CachedValueScreen()
+    let gate = Gate()
+    let key = CacheKey<Int>("a")
+    let load: Task<Void, Never> = screen.$number.load(key, in: cache) {
+      await gate.wait()
+      throw ResetLoadable()
+    }
+    await gate.untilWaiting(1)
+    let caller = Task { try await cache.value(for: key) { -1 } }
+    try await until { cache.store.entry(for: key)?.callers?.waiterCount == 1 }
+    gate.open()
+    await #expect(throws: CancellationError.self) { try await caller.value(timeLimit: .seconds(30)) }
+    await load.value
+    #expect(screen.number == .absent)
+    #expect(cache.value(for: key) == nil)
+  }
+
   @Test func aCallerJoinsAScreensFetch() async throws {
     let cache = LoadCache()
     let screen = CachedValueScreen()

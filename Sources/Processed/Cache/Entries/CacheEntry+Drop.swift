@@ -7,8 +7,9 @@ extension CacheEntry {
       detachCallers()
     } else {
       cancelLoad()
+      // Callers with no fetch in flight to answer them would wait forever: they end as cancelled.
+      endCallers(.failure(CancellationError()))
     }
-    callers = nil
     // Taken from the end, one by one: no copy of the list, no new list to make.
     while let binding = bindings.popLast() { detach(binding) }
     store.boundEntries[ObjectIdentifier(self)] = nil

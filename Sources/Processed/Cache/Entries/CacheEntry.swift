@@ -162,16 +162,23 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     let released = bindings.filter { $0.host() == nil }
     guard !released.isEmpty else { return }
     for binding in released { remove(binding) }
-    if isFetching, bindings.isEmpty { cancelLoad() }
+    cancelFetchIfUnwaited()
   }
 
   /// A bound state left (its next load, `cancel()`, `reset()`, a manual write): once no state is bound — every bound
-  /// state waits for the fetch in flight, also one that took a fresh value without a load of its own — the fetch is
-  /// cancelled and the entry stays as it was.
+  /// state waits for the fetch in flight, also one that took a fresh value without a load of its own — and no
+  /// `value(for:)` caller waits, the fetch is cancelled and the entry stays as it was.
   func bindingDidLeave(_ binding: CacheBinding<Value>) {
     remove(binding)
-    if isFetching, bindings.isEmpty { cancelLoad() }
+    cancelFetchIfUnwaited()
     noteIfIdle()
+  }
+
+  /// Cancels the fetch in flight once nobody waits for it: no state is bound and no `value(for:options:fetch:)` caller
+  /// waits (a caller that joined a state's fetch keeps it running when the state leaves).
+  func cancelFetchIfUnwaited() {
+    guard isFetching, bindings.isEmpty, callers?.hasWaiters != true else { return }
+    cancelLoad()
   }
 
   @inlinable
@@ -354,6 +361,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   @usableFromInline
   func loadAskedForReset() {
     resetState()
+    // `value(for:)` callers have no state to reset: they end as cancelled.
+    endCallers(.failure(CancellationError()))
     for binding in bindings where binding.isWaiting {
       binding.host()?.resetState()
     }

@@ -108,7 +108,7 @@ extension CacheEntry {
   func callerLeft(_ fetch: CallerFetch<Value>) {
     guard callers === fetch, !fetch.hasWaiters else { return }
     callers = nil
-    if isFetching, bindings.isEmpty { cancelLoad() }
+    cancelFetchIfUnwaited()
     noteIfIdle()
   }
 
