@@ -21,9 +21,9 @@ extension LoadCache {
   ///
   /// > Note: The cache's entries live on the main actor. Once this method or an actor-owned state has read the cache, a
   /// > hit of any of its keys returns without leaving the caller's thread (a stale hit's refresh is queued for the main
-  /// > actor) — unless a write made off the main
-  /// > actor (`set`, `invalidate`, `remove`, …) still waits to run there: then the call goes there, after the write.
-  /// > Anything else hops to the main actor too (the fetch itself runs where `fetch` runs).
+  /// > actor) — unless a write made off the main actor (`set`, `invalidate`, `remove`, …) still waits to run there:
+  /// > then the call goes there, after the write. Anything else hops to the main actor too (the fetch itself runs
+  /// > where `fetch` runs).
   ///
   /// - Parameters:
   ///   - key: The entry's key.
