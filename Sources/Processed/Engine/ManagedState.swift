@@ -14,6 +14,8 @@ protocol ManagedState {
   var isResetState: Bool { get }
   /// Whether this already is exactly the start state `start` (then a load writes nothing when it starts).
   func isAlready(_ start: Self) -> Bool
+  /// Whether this is a start state (`.loading`, `.running`): what a load shows while it runs.
+  var isStartState: Bool { get }
   /// The state an ordinary error writes for a load that started with `start`.
   static func failure(_ error: any Error, startedAs start: Self) -> Self
   /// The error, when this is a failure state (`.error`, `.failed`).
@@ -46,6 +48,7 @@ extension LoadableState: ManagedState {
   @inlinable static var resetState: Self { .absent }
   @inlinable var isResetState: Bool { isAbsent }
   @inlinable func isAlready(_ start: Self) -> Bool { isLoading }
+  @inlinable var isStartState: Bool { isLoading }
   @inlinable static func failure(_ error: any Error, startedAs start: Self) -> Self { .error(error) }
   @inlinable var failureError: (any Error)? { error }
   @inlinable static var keepsLastValue: Bool { true }
@@ -67,6 +70,7 @@ extension ProcessState: ManagedState where ProcessKind: Equatable {
 
   @inlinable static var resetState: Self { .idle }
   @inlinable var isResetState: Bool { isIdle }
+  @inlinable var isStartState: Bool { isRunning }
 
   @inlinable
   func isAlready(_ start: Self) -> Bool {

@@ -28,7 +28,11 @@ extension IsolatedStateStorage {
     mirroredVersion = 0
     mirrorEpoch &+= 1
     mirror?.sendStop(mirrorEpoch)
-    if restoring, wasRunning, let replaced = mirrorRestores { store(replaced) }
+    // As on the main actor: only a load that wrote its start state (the state still shows it) writes back what it
+    // replaced; one still within its `loadingDelay`, or a refresh of a value, wrote nothing and writes nothing.
+    if restoring, wasRunning, let replaced = mirrorRestores, state.isStartState, !replaced.isStartState {
+      store(replaced)
+    }
     mirrorRestores = nil
   }
 
@@ -126,7 +130,9 @@ extension IsolatedStateStorage {
       endMirrorJoiners()
       mirrorEpoch &+= 1
       followsMirror = true
-      mirrorRestores = restoresOnCancel ? state : nil
+      // A load that supersedes a running one showing its start state replaces what that one replaced.
+      let inherited = followsRunningMirror && state.isLoading ? mirrorRestores : nil
+      mirrorRestores = restoresOnCancel ? inherited ?? state : nil
       if let guess {
         if !(guess.state.isLoading && state.isLoading),
           !(guess.state.isLoaded && guess.version != 0 && guess.version == mirroredVersion && state.isLoaded)
