@@ -429,11 +429,7 @@ func parityRun(
     #expect(actor == main)
   }
 
-  @Test(
-    .disabled(
-      "Known defect (issue #40, open): an actor-owned calm load with .restorePreviousState cancelled through its Task stays .loading; the main actor restores"
-    ))
-  func cancellingTheLoadsTaskRestoresWhenTheBlockStops() async throws {
+  @Test func cancellingTheLoadsTaskRestoresWhenTheBlockStops() async throws {
     let (main, actor) = try await parityRun { face, clock, side in
       await face.write(.loaded(7))
       let task = await face.load(

@@ -125,14 +125,19 @@ extension IsolatedStateStorage {
   ) -> Task<Void, Never> where State == LoadableState<Value> {
     claim(isolation)
     let mirror: StateMirror<Value> = stateMirror(isolation: isolation)
+    // What the shadow starts from: the owner's state once the guess is written — or, for a load that restores on
+    // cancellation, the state it replaces, so that the shadow writes its own start state and restores that state when
+    // its task is cancelled (the owner does not write the start state twice: see `applyMirrored`).
+    var restoreSeed: (state: State, version: UInt64)?
     if supersedes || !followsMirror {
+      // A load that supersedes a running one showing its start state replaces what that one replaced.
+      let inherited = followsRunningMirror && state.isLoading ? mirrorRestores : nil
       if tracker.isRunning { clear()?.cancel() }
       endMirrorJoiners()
       mirrorEpoch &+= 1
       followsMirror = true
-      // A load that supersedes a running one showing its start state replaces what that one replaced.
-      let inherited = followsRunningMirror && state.isLoading ? mirrorRestores : nil
       mirrorRestores = restoresOnCancel ? inherited ?? state : nil
+      if let replaced = mirrorRestores { restoreSeed = (replaced, inherited == nil ? mirroredVersion : 0) }
       if let guess {
         if !(guess.state.isLoading && state.isLoading),
           !(guess.state.isLoaded && guess.version != 0 && guess.version == mirroredVersion && state.isLoaded)
@@ -144,9 +149,10 @@ extension IsolatedStateStorage {
       mirroredActivity = activity ?? LoadActivity()
       publishActivity()
     }
-    let (epoch, seed, seedVersion) = (mirrorEpoch, state, mirroredVersion)
+    let seed = restoreSeed ?? (state, mirroredVersion)
+    let (epoch, seedState, seedVersion) = (mirrorEpoch, seed.state, seed.version)
     return Task(priority: priority) {
-      let started = await mirror.run(epoch, seed: seed, seedVersion: seedVersion, operation)
+      let started = await mirror.run(epoch, seed: seedState, seedVersion: seedVersion, operation)
       guard let started else { return }
       await withTaskCancellationHandler {
         await started.value
