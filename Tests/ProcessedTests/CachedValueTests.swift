@@ -183,7 +183,7 @@ import Testing
     try await until { cache.store.entry(for: key)?.callers?.waiterCount == 1 }
     gate.open()
     await #expect(throws: CancellationError.self) { try await caller.value(timeLimit: .seconds(30)) }
-    await load.value
+    try await load.value(timeLimit: .seconds(30))
     #expect(screen.number == .absent)
     #expect(cache.value(for: key) == nil)
   }
