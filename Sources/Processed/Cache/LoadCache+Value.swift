@@ -42,6 +42,8 @@ extension LoadCache {
       if !hit.fresh { store.refreshInBackground(key, options: options, fetch: fetch) }
       return hit.value
     }
+    // A miss of a key without an entry, decided where the caller runs (see `CacheStore+OffMainFetches.swift`).
+    if let value = try await store.valueOffMain(for: key, options: options, fetch: fetch) { return value }
     return try await store.valueOrFetch(for: key, options: options, fetch: fetch).wait()
   }
 }

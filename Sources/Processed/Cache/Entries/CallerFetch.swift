@@ -24,8 +24,8 @@ final class CallerFetch<Value: Sendable>: Sendable {
   var waitingCount: Int { state.withLock { $0.waiters.count } }
 
   /// A caller joins the fetch: from now on it counts as waiting (``hasWaiters``), also before it parks in
-  /// ``wait(_:onLastCancelled:)`` — an `invalidate` between the two restarts its fetch. Main actor, where the entry is.
-  @MainActor
+  /// ``wait(_:onLastCancelled:)`` — an `invalidate` between the two restarts its fetch. Where the fetch's owner decides:
+  /// on the main actor for an entry's fetch, under the published table's lock for a fetch started off it.
   func join() -> UInt64 {
     state.withLock { state -> UInt64 in
       state.lastID &+= 1
@@ -58,6 +58,21 @@ final class CallerFetch<Value: Sendable>: Sendable {
       guard let removed else { return }
       removed?.resume(throwing: CancellationError())
       if wasLast { onLastCancelled() }
+    }
+  }
+
+  /// `fetch` as an entry's fetch block for these callers: its answer goes to the entry, and also to the callers once
+  /// their entry left its cache (``detach()``).
+  func answering(_ fetch: @escaping @Sendable () async throws -> Value) -> @MainActor () async throws -> Value {
+    { [self] in
+      do {
+        let answer = try await fetch()
+        self.answer(.success(answer))
+        return answer
+      } catch {
+        self.answer(.failure(error))
+        throw error
+      }
     }
   }
 

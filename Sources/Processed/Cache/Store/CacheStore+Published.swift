@@ -17,7 +17,7 @@ extension CacheStore {
     let now = clock.now()
     // Read under the lock: the row is not retained on the way out.
     return self.published.withLock { table -> (value: V, fresh: Bool)? in
-      guard let row = table.row(published) else { return nil }
+      guard let row = table.row(published), row.hasValue else { return nil }
       let fresh = Freshness.isFresh(
         writtenAt: row.writtenAt, invalidated: row.invalidated, staleTime: staleTime, now: now)
       return (row.value(as: V.self), fresh)
@@ -29,7 +29,7 @@ extension CacheStore {
   /// Callable from any thread.
   func publishedValue<V>(for key: CacheKey<V>, staleTime: Duration) -> (value: V, version: UInt64, fresh: Bool)? {
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
-    guard let row = self.published.withLock({ $0.row(published) }) else { return nil }
+    guard let row = self.published.withLock({ $0.row(published) }), row.hasValue else { return nil }
     let fresh = Freshness.isFresh(
       writtenAt: row.writtenAt, invalidated: row.invalidated, staleTime: staleTime, now: clock.now())
     return (row.value(as: V.self), row.version, fresh)
@@ -44,6 +44,8 @@ extension CacheStore {
     guard hasPublished else {
       hasPublished = true
       entries.forEach { _, each in each.startPublishing() }
+      // From now on a key without a row has no entry: a miss off the main actor may be decided there.
+      published.withLock { $0.isComplete = true }
       return
     }
     entry.startPublishing()
@@ -66,23 +68,33 @@ extension CacheStore {
 
 extension CacheEntry {
   /// The entry's value, write time and invalidation, as the published table shows them (a published entry, after each
-  /// change).
+  /// change); an entry without a value has a row that says so (``PublishedValue/absent``).
   @usableFromInline
   func publishValue() {
-    let row = value.map {
-      PublishedValueOf($0, writtenAt: writtenAt, invalidated: invalidated, version: version) as PublishedValue
-    }
-    store.published.withLock { $0.rows[PublishedKey(key)] = row }
+    let row =
+      value.map {
+        PublishedValueOf($0, writtenAt: writtenAt, invalidated: invalidated, version: version) as PublishedValue
+      } ?? PublishedValue.absent
+    let replaced = store.published.withLock { $0.rows.updateValue(row, forKey: PublishedKey(key)) }
+    _ = replaced  // Released after the lock: the old value's `deinit` is the user's code.
   }
 }
 
 /// The published rows, and how many calls made off the main actor are queued and not yet run there
 /// (`CacheStore+OffMain.swift`): while one is, the rows may not show it, so a reader finds nothing and hops to the main
 /// actor, which runs the queued calls first. A call counts from before it is queued until after it has run.
+///
+/// Once ``isComplete``, every entry has a row (one without a value too), so a key without a row has no entry: a miss
+/// off the main actor starts its fetch here, in ``offMain``, without the main actor (`CacheStore+OffMainFetches.swift`).
 @usableFromInline
 struct PublishedTable: Sendable {
   @usableFromInline var rows: [PublishedKey: PublishedValue] = [:]
   @usableFromInline var unappliedCalls = 0
+  /// Whether every entry of the cache is published (set once, with the store's `hasPublished`).
+  @usableFromInline var isComplete = false
+  /// The keys of misses decided off the main actor that have no entry yet: a fetch in flight, or its outcome on its way
+  /// to the main actor. Each key here has no entry, and a row only once its fetch has ended.
+  var offMain: [PublishedKey: any OffMainWork] = [:]
 
   init() {}
 
@@ -100,21 +112,27 @@ struct PublishedTable: Sendable {
 /// final only so that ``PublishedValueOf`` can carry the value with its type.
 @usableFromInline
 class PublishedValue: @unchecked Sendable {
+  /// Whether the row holds a value (a ``PublishedValueOf``); `false`: the row of an entry without one.
+  @usableFromInline let hasValue: Bool
   @usableFromInline let writtenAt: Duration
   @usableFromInline let invalidated: Bool
   /// The entry's ``CacheEntry/version`` for this value (what an actor-owned state that shows it compares with).
   @usableFromInline let version: UInt64
 
   @usableFromInline
-  init(writtenAt: Duration, invalidated: Bool, version: UInt64) {
+  init(hasValue: Bool, writtenAt: Duration, invalidated: Bool, version: UInt64) {
+    self.hasValue = hasValue
     self.writtenAt = writtenAt
     self.invalidated = invalidated
     self.version = version
   }
 
-  /// The value, read as a `V`: a row found under a key of `CacheKey<V>` holds a `V` (the key's value type is part of
-  /// ``PublishedKey``, and only `CacheEntry<V>.publishValue()` writes rows, under its own key), so the downcast holds
-  /// (invariant 11; checked in debug builds).
+  /// The row of an entry without a value: the key has an entry on the main actor, where a miss of it goes.
+  static let absent = PublishedValue(hasValue: false, writtenAt: .zero, invalidated: false, version: 0)
+
+  /// The value, read as a `V`, of a row with ``hasValue``: a row found under a key of `CacheKey<V>` holds a `V` (the
+  /// key's value type is part of ``PublishedKey``, and rows are written only by `CacheEntry<V>.publishValue()` and an
+  /// `OffMainFetch<V>`'s end, under their own key), so the downcast holds (invariant 11; checked in debug builds).
   @inlinable
   func value<V: Sendable>(as _: V.Type) -> V {
     unsafeDowncast(self, to: PublishedValueOf<V>.self).value
@@ -129,7 +147,7 @@ final class PublishedValueOf<V: Sendable>: PublishedValue, @unchecked Sendable {
   @usableFromInline
   init(_ value: V, writtenAt: Duration, invalidated: Bool, version: UInt64) {
     self.value = value
-    super.init(writtenAt: writtenAt, invalidated: invalidated, version: version)
+    super.init(hasValue: true, writtenAt: writtenAt, invalidated: invalidated, version: version)
   }
 }
 

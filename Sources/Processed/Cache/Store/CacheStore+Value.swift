@@ -24,17 +24,7 @@ extension CacheStore {
     let callers = entry.callerFetch()
     let caller = callers.join()
     if !entry.isFetching {
-      entry.fetch(
-        {
-          do {
-            let answer = try await fetch()
-            callers.answer(.success(answer))
-            return answer
-          } catch {
-            callers.answer(.failure(error))
-            throw error
-          }
-        }, options: options, priority: nil)
+      entry.fetch(callers.answering(fetch), options: options, priority: nil)
       entry.ownsFetch = true
     }
     return .fetch(callers, caller: caller, entry: entry)

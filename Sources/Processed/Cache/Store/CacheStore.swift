@@ -1,3 +1,5 @@
+import CProcessedAtomics
+
 /// What a ``LoadCache`` holds and does, on the main actor: its entries, their garbage collection and its keys'
 /// mutations.
 ///
@@ -107,6 +109,7 @@ final class CacheStore: Sendable {
   /// ``LoadCache/invalidate(prefix:)``.
   @MainActor
   func invalidate(prefix components: [AnyHashable]) {
+    settleAllOffMain()
     for key in entries.keys(withPrefix: components) {
       if let entry = entries[key] { entry.invalidate() }
     }
@@ -115,6 +118,7 @@ final class CacheStore: Sendable {
   /// ``LoadCache/invalidateAll()``.
   @MainActor
   func invalidateAll() {
+    settleAllOffMain()
     for entry in Array(entries.values) { entry.invalidate() }
   }
 
@@ -146,6 +150,7 @@ final class CacheStore: Sendable {
   /// caller to drop.
   @usableFromInline @MainActor
   func take(_ erased: AnyCacheKey) -> AnyCacheEntry? {
+    settleOffMain(erased)
     if !mutations.isEmpty { mutations.removeValue(forKey: erased)?.isDetached = true }
     unpublish(erased)
     return entries.removeValue(forKey: erased)
@@ -161,6 +166,7 @@ final class CacheStore: Sendable {
   /// Drops every entry, leaving the storage as it is.
   @MainActor
   func dropAll() {
+    settleAllOffMain()
     let dropped = Array(entries.values)
     entries.removeAll()
     unpublishAll()
@@ -173,7 +179,10 @@ final class CacheStore: Sendable {
 
   /// ``LoadCache/count``.
   @MainActor
-  var count: Int { entries.count }
+  var count: Int {
+    settleAllOffMain()
+    return entries.count
+  }
 
   // MARK: Entries
 
@@ -226,7 +235,15 @@ final class CacheStore: Sendable {
   /// The entry of `erased`, whatever its value type.
   @usableFromInline @MainActor
   func storedEntry(_ erased: AnyCacheKey) -> AnyCacheEntry? {
-    entries[erased]
+    settleOffMain(erased)
+    return entries[erased]
+  }
+
+  /// ``settleOffMain(_:)`` of `erased`, when a miss of this cache may have been decided off the main actor.
+  @usableFromInline @MainActor
+  func settleOffMain(_ erased: AnyCacheKey) {
+    guard hasPublished, processed_cache_was_used_off_main() else { return }
+    settleOffMain(PublishedKey(erased))
   }
 
   // MARK: Garbage collection

@@ -1,0 +1,154 @@
+import CProcessedAtomics
+
+/// A `value(for:options:fetch:)` miss off the main actor, decided where the caller runs.
+///
+/// The entries live on the main actor, where a miss would take three turns of the main thread (make the entry and
+/// start its fetch, start the fetch's task, write the answer). But once every entry of the cache is published
+/// (``PublishedTable/isComplete``), a key without a row has no entry, and its miss needs nothing of the main actor:
+/// under the table's lock the caller joins the key's fetch in flight in ``PublishedTable/offMain``, or starts one.
+///
+/// Invariants, which keep the cache's methods linearizable:
+/// - A key in `offMain` has no entry and no row while its fetch runs. The main actor takes the key's work out of the
+///   table before it looks the key up (``storedEntry(_:)``, ``take(_:)``) or goes over the entries
+///   (``settleAllOffMain()``), and makes the entry from it in the same turn: it adopts the fetch in flight, callers
+///   and all, or holds its outcome. So a main-actor method sees every miss decided before it, and rules on the fetch
+///   as on its own (latest wins, `set` and `invalidate` overtake it).
+/// - A fetch's end, under the lock, publishes its value's row and leaves its outcome in `offMain` for the main actor
+///   (queued, and taken by any main-actor method first), then ends its callers. A fetch the main actor adopted ends
+///   nothing itself: its entry does.
+/// - The last caller cancelled cancels a fetch that is still the key's work; an adopted fetch's entry decides for its
+///   own.
+extension CacheStore {
+  /// `key`'s value from a fetch started or joined off the main actor, or `nil` when the miss is the main actor's to
+  /// decide: called on it, the table not complete or behind a queued call, the key with an entry, a persisted key, or
+  /// options that need an entry's phases (retry, a timeout, debounce, a limiter, waiting for the network).
+  @usableFromInline
+  nonisolated func valueOffMain<V>(
+    for key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
+  ) async throws -> V? {
+    guard key.persistence == nil, options.map(\.fetchIsBlockAlone) ?? true, !MainQueue.isCurrent,
+      options?.networkMode == .always || environment.withLock({ $0.isOnline })
+    else { return nil }
+    let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
+    if !processed_cache_was_used_off_main() { processed_cache_note_off_main() }
+    let joined = self.published.withLock { table -> (fetch: OffMainFetch<V>, caller: UInt64)? in
+      guard table.isComplete, table.unappliedCalls == 0, table.rows[published] == nil else { return nil }
+      if let work = table.offMain[published] {
+        // A key's work without a row is a fetch in flight.
+        guard let running = work as? OffMainFetch<V> else { return nil }
+        return (running, running.callers.join())
+      }
+      let callers = CallerFetch<V>()
+      let caller = callers.join()
+      let task = Task { try await self.runOffMain(key, published, callers: callers, fetch: fetch) }
+      let running = OffMainFetch(key: key, callers: callers, fetch: fetch, task: task)
+      table.offMain[published] = running
+      return (running, caller)
+    }
+    guard let joined else { return nil }
+    return try await joined.fetch.callers.wait(joined.caller) {
+      self.offMainCallerLeft(joined.fetch, published)
+    }
+  }
+
+  /// The task of an ``OffMainFetch``: runs `fetch`, then ends the fetch (``offMainFetchEnded``).
+  nonisolated func runOffMain<V>(
+    _ key: CacheKey<V>, _ published: PublishedKey, callers: CallerFetch<V>,
+    fetch: @escaping @Sendable () async throws -> V
+  ) async throws -> V {
+    let outcome: Result<V, any Error>
+    do {
+      outcome = .success(try await fetch())
+    } catch {
+      outcome = .failure(error)
+    }
+    offMainFetchEnded(key, published, callers: callers, outcome, fetch: fetch)
+    return try outcome.get()
+  }
+
+  /// An ``OffMainFetch`` ended with `outcome`. Still the key's work (not adopted, not cancelled): its value's row is
+  /// published and its outcome left for the main actor, then its callers end. A block that threw a control error
+  /// (`CancellationError`, `CancelLoadable`, `ResetLoadable`) keeps nothing and ends them with `CancellationError`.
+  nonisolated func offMainFetchEnded<V>(
+    _ key: CacheKey<V>, _ published: PublishedKey, callers: CallerFetch<V>, _ outcome: Result<V, any Error>,
+    fetch: @escaping @Sendable () async throws -> V
+  ) {
+    let kept: Result<V, any Error>?
+    switch outcome {
+    case .success: kept = outcome
+    case .failure(let error):
+      if case .write = LoadOutcome<Void>(error: error, failure: { _ in () }) { kept = outcome } else { kept = nil }
+    }
+    let now = clock.now()
+    let ended = self.published.withLock { table -> (any OffMainWork)? in
+      guard let current = table.offMain[published], (current as? OffMainFetch<V>)?.callers === callers else {
+        return nil
+      }
+      if let kept {
+        table.offMain[published] = OffMainOutcome(key: key, outcome: kept, writtenAt: now, fetch: fetch)
+        // Version 0: no entry's yet (the entry made from the outcome has its own).
+        table.rows[published] =
+          if case .success(let value) = kept {
+            PublishedValueOf(value, writtenAt: now, invalidated: false, version: 0)
+          } else {
+            PublishedValue.absent
+          }
+      } else {
+        table.offMain[published] = nil
+      }
+      return current
+    }
+    guard ended != nil else { return }
+    callers.finish(kept ?? .failure(CancellationError()))
+    if kept != nil { enqueue({ store in store.settleOffMain(published) }, changesValues: false) }
+  }
+
+  /// A caller of `running` was cancelled, and it was the last to wait: a fetch still the key's work is cancelled; the
+  /// entry that adopted it decides for it on the main actor.
+  nonisolated func offMainCallerLeft<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) {
+    let cancels = self.published.withLock { table -> Bool? in
+      guard let current = table.offMain[published], current === running else { return nil }
+      guard !running.callers.hasWaiters else { return false }
+      table.offMain[published] = nil
+      return true
+    }
+    switch cancels {
+    case true?: running.task.cancel()
+    case false?: break
+    case nil: Task { @MainActor in self.entry(for: running.key)?.callerLeft(running.callers) }
+    }
+  }
+
+  /// The main actor is about to look up `published`'s entry: the key's work off the main actor, if any, becomes it.
+  @MainActor
+  func settleOffMain(_ published: PublishedKey) {
+    let work = self.published.withLock { table -> (any OffMainWork)? in
+      guard let work = table.offMain.removeValue(forKey: published) else { return nil }
+      // The entry is made right after, in this turn: until then the key's misses come here.
+      if table.rows[published] == nil { table.rows[published] = PublishedValue.absent }
+      return work
+    }
+    work?.settle(in: self)
+  }
+
+  /// The main actor is about to go over the entries: every key's work off the main actor becomes its entry.
+  @MainActor
+  func settleAllOffMain() {
+    guard hasPublished, processed_cache_was_used_off_main() else { return }
+    let all = published.withLock { table -> [any OffMainWork] in
+      guard !table.offMain.isEmpty else { return [] }
+      for key in table.offMain.keys where table.rows[key] == nil { table.rows[key] = PublishedValue.absent }
+      defer { table.offMain.removeAll() }
+      return Array(table.offMain.values)
+    }
+    for work in all { work.settle(in: self) }
+  }
+}
+
+extension LoadOptions {
+  /// Whether a fetch with these options is its block alone — no retry, timeout, debounce or limiter — so that a miss
+  /// off the main actor may run it without an entry's phases.
+  var fetchIsBlockAlone: Bool {
+    retry.maxRetries <= 0 && timeout == nil && debounce == nil && limiter == nil
+  }
+}

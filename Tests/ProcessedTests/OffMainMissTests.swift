@@ -1,0 +1,358 @@
+import Processed
+import ProcessedTesting
+import Testing
+
+@testable import Processed
+
+// `value(for:)` misses decided off the main actor (`CacheStore+OffMainFetches.swift`): each scenario runs on a cold cache,
+// whose first miss goes to the main actor, and on a warmed one, whose misses of keys without an entry start or join
+// their fetch where the caller runs. The outcomes must be the same — the rules of "Every face on any actor" — and the
+// warmed runs check that the miss was decided off the main actor.
+
+/// The fetch in flight for `key` decided off the main actor, not yet adopted by an entry (read without the main actor,
+/// which would adopt it).
+func offMainFetch(_ cache: LoadCache, _ key: CacheKey<Int>) -> OffMainFetch<Int>? {
+  let published = PublishedKey(valueType: ObjectIdentifier(Int.self), parts: key.storage)
+  return cache.store.published.withLock { $0.offMain[published] as? OffMainFetch<Int> }
+}
+
+/// A cache whose next misses are decided off the main actor (`warmed`), or one whose first miss goes there.
+func omCache(warmed: Bool, staleTime: Duration = .seconds(3_600)) async throws -> LoadCache {
+  let cache = LoadCache(staleTime: staleTime)
+  if warmed {
+    // One `value(for:)` publishes the cache's entries: from then on, a key without a row has no entry.
+    #expect(try await Task.detached { try await cache.value(for: CacheKey<Int>("warm")) { 0 } }.ofValue() == 0)
+  }
+  return cache
+}
+
+/// Waits until `count` callers wait for `key`'s fetch: in the off-main table when `warmed` (and checks that the miss was
+/// decided there), at the entry otherwise.
+func omUntilCallers(
+  _ cache: LoadCache, _ key: CacheKey<Int>, _ count: Int, warmed: Bool,
+  sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  if warmed {
+    await ofUntil("\(count) callers wait off the main actor", sourceLocation: sourceLocation) {
+      (offMainFetch(cache, key)?.callers.waitingCount ?? 0) >= count
+    }
+    #expect(
+      offMainFetch(cache, key) != nil, "the miss was not decided off the main actor", sourceLocation: sourceLocation)
+  } else {
+    await ofUntilWaiters(cache, key, count, sourceLocation: sourceLocation)
+  }
+}
+
+/// Starts `count` callers of `key` in detached tasks.
+func omCallers(
+  _ count: Int, _ cache: LoadCache, _ key: CacheKey<Int>, fetch: @escaping @Sendable () async throws -> Int
+) -> [Task<Int, any Error>] {
+  (0..<count).map { _ in Task.detached { try await cache.value(for: key, fetch: fetch) } }
+}
+
+@Suite struct OffMainMissTests {
+  @Test(arguments: [false, true])
+  func sixtyFourCallersShareOneFetchAndTheValueIsKept(warmed: Bool) async throws {
+    let cache = try await omCache(warmed: warmed)
+    let key = CacheKey<Int>("om", "shared")
+    let gate = ActorGate()
+    let fetches = OFCounter()
+    let callers = omCallers(64, cache, key) {
+      _ = fetches.next()
+      await gate.wait()
+      return 42
+    }
+    await omUntilCallers(cache, key, 64, warmed: warmed)
+    await gate.untilWaiting(1)
+    gate.open()
+    for caller in callers { #expect(try await caller.ofValue() == 42) }
+    #expect(fetches.value == 1)
+    #expect(await MainActor.run { cache.value(for: key) } == 42)
+    #expect(await cache.count == (warmed ? 2 : 1))
+    // Fresh: the next caller, and a state's load, fetch nothing.
+    #expect(try await Task.detached { try await cache.value(for: key) { -1 } }.ofValue() == 42)
+    let screen = await MainActor.run { CacheScreen() }
+    await screen.$number.load(key, in: cache) { -1 }
+    #expect(await screen.number == .loaded(42))
+    #expect(fetches.value == 1)
+  }
+
+  @Test(arguments: [false, true])
+  func aSetDuringTheFetchEndsTheCallersAndIsNeverOverwritten(warmed: Bool) async throws {
+    let cache = try await omCache(warmed: warmed)
+    let key = CacheKey<Int>("om", "set")
+    let gate = ActorGate()
+    let ended = OFFlag()
+    let callers = omCallers(3, cache, key) {
+      await gate.wait()
+      ended.set(true)
+      return 1
+    }
+    await omUntilCallers(cache, key, 3, warmed: warmed)
+    await MainActor.run { cache.set(7, for: key) }
+    for caller in callers { #expect(try await caller.ofValue() == 7) }
+    gate.open()
+    await ofUntil("the fetch's block returned") { ended.value == true }
+    await ofUntil("the entry's fetch ended") {
+      await MainActor.run { cache.store.entry(for: key)?.isFetching == false }
+    }
+    #expect(await MainActor.run { cache.value(for: key) } == 7)
+    #expect(try await Task.detached { try await cache.value(for: key) { -1 } }.ofValue() == 7)
+  }
+
+  @Test(arguments: [false, true])
+  func anInvalidateDuringTheFetchRestartsItForTheCallers(warmed: Bool) async throws {
+    let cache = try await omCache(warmed: warmed)
+    let key = CacheKey<Int>("om", "invalidate")
+    let gate = ActorGate()
+    let fetches = OFCounter()
+    let callers = omCallers(2, cache, key) {
+      let number = fetches.next()
+      if number == 1 { await gate.wait() }
+      return number
+    }
+    await omUntilCallers(cache, key, 2, warmed: warmed)
+    await gate.untilWaiting(1)
+    await MainActor.run { cache.invalidate(key) }
+    for caller in callers { #expect(try await caller.ofValue() == 2) }
+    gate.open()
+    await ofUntil("the first fetch ended") { await MainActor.run { cache.store.entry(for: key)?.isFetching == false } }
+    #expect(await MainActor.run { cache.value(for: key) } == 2)
+    #expect(fetches.value == 2)
+  }
+
+  @Test(arguments: [false, true], [false, true])
+  func aRemoveDuringTheFetchLeavesTheCallersTheirOwnAnswerUnstored(warmed: Bool, all: Bool) async throws {
+    let cache = try await omCache(warmed: warmed)
+    let key = CacheKey<Int>("om", "remove")
+    let gate = ActorGate()
+    let callers = omCallers(2, cache, key) {
+      await gate.wait()
+      return 5
+    }
+    await omUntilCallers(cache, key, 2, warmed: warmed)
+    await MainActor.run { all ? cache.removeAll() : cache.remove(key) }
+    gate.open()
+    for caller in callers { #expect(try await caller.ofValue() == 5) }
+    #expect(await MainActor.run { cache.value(for: key) } == nil)
+    #expect(await cache.count == (warmed && !all ? 1 : 0))
+  }
+
+  @Test(arguments: [false, true])
+  func anActorOwnedStateJoinsTheCallersFetch(warmed: Bool) async throws {
+    let cache = try await omCache(warmed: warmed)
+    let key = CacheKey<Int>("om", "actor-state")
+    let gate = ActorGate()
+    let caller = omCallers(1, cache, key) {
+      await gate.wait()
+      return 4
+    }[0]
+    await omUntilCallers(cache, key, 1, warmed: warmed)
+    let owner = OFOwner()
+    await owner.observe()
+    let stateRuns = OFCounter()
+    let task = await owner.start(key, in: cache) {
+      _ = stateRuns.next()
+      return -1
+    }
+    await ofUntilBound(cache, key)
+    gate.open()
+    #expect(try await caller.ofValue() == 4)
+    try await task.ofValue()
+    #expect(stateRuns.value == 0)
+    #expect(await owner.history == [.loading, .loaded(4)])
+    #expect(await owner.offExecutor == 0)
+  }
+
+  @Test(arguments: [false, true])
+  func aMainActorStateJoinsTheCallersFetch(warmed: Bool) async throws {
+    let cache = try await omCache(warmed: warmed)
+    let key = CacheKey<Int>("om", "main-state")
+    let gate = ActorGate()
+    let caller = omCallers(1, cache, key) {
+      await gate.wait()
+      return 4
+    }[0]
+    await omUntilCallers(cache, key, 1, warmed: warmed)
+    let (screen, recorder) = await MainActor.run {
+      let screen = CacheScreen()
+      return (screen, StateRecorder(screen.$number))
+    }
+    let stateRuns = OFCounter()
+    let load = await MainActor.run {
+      screen.$number.load(key, in: cache) {
+        _ = stateRuns.next()
+        return -1
+      }
+    }
+    gate.open()
+    #expect(try await caller.ofValue() == 4)
+    await load.value
+    #expect(stateRuns.value == 0)
+    #expect(await MainActor.run { recorder.values } == [.loading, .loaded(4)])
+  }
+
+  @Test(arguments: [false, true])
+  func aCancelledCallerEndsAtOnceAndTheFetchGoesOnForTheOthers(warmed: Bool) async throws {
+    let cache = try await omCache(warmed: warmed)
+    let key = CacheKey<Int>("om", "cancel-one")
+    let gate = ActorGate()
+    let sawCancellation = OFFlag()
+    let callers = omCallers(3, cache, key) {
+      await gate.wait()
+      sawCancellation.set(Task.isCancelled)
+      return 9
+    }
+    await omUntilCallers(cache, key, 3, warmed: warmed)
+    callers[0].cancel()
+    await #expect(throws: CancellationError.self) { try await callers[0].ofValue() }
+    gate.open()
+    #expect(try await callers[1].ofValue() == 9)
+    #expect(try await callers[2].ofValue() == 9)
+    #expect(sawCancellation.value == false)
+    #expect(await MainActor.run { cache.value(for: key) } == 9)
+  }
+
+  @Test(arguments: [false, true])
+  func whenEveryCallerIsCancelledTheFetchIsCancelledAndNothingKept(warmed: Bool) async throws {
+    let cache = try await omCache(warmed: warmed)
+    let key = CacheKey<Int>("om", "cancel-all")
+    let gate = ActorGate()
+    let sawCancellation = OFFlag()
+    let callers = omCallers(2, cache, key) {
+      await gate.wait()
+      sawCancellation.set(Task.isCancelled)
+      return 9
+    }
+    await omUntilCallers(cache, key, 2, warmed: warmed)
+    for caller in callers { caller.cancel() }
+    for caller in callers { await #expect(throws: CancellationError.self) { try await caller.ofValue() } }
+    // The last caller's cancellation reaches the fetch (on the main actor for an entry's fetch).
+    if warmed {
+      await ofUntil("the fetch left the table") { offMainFetch(cache, key) == nil }
+    } else {
+      await ofUntil("the fetch was cancelled") {
+        await MainActor.run { cache.store.entry(for: key)?.isFetching != true }
+      }
+    }
+    gate.open()
+    await ofUntil("the block returned") { sawCancellation.value != nil }
+    #expect(sawCancellation.value == true)
+    #expect(await MainActor.run { cache.value(for: key) } == nil)
+  }
+
+  @Test(arguments: [false, true])
+  func anErrorReachesEveryCallerAndTheNextCallFetchesAgain(warmed: Bool) async throws {
+    let cache = try await omCache(warmed: warmed)
+    let key = CacheKey<Int>("om", "error")
+    let gate = ActorGate()
+    let fetches = OFCounter()
+    let callers = omCallers(3, cache, key) {
+      _ = fetches.next()
+      await gate.wait()
+      throw OFFailure()
+    }
+    await omUntilCallers(cache, key, 3, warmed: warmed)
+    gate.open()
+    for caller in callers { await #expect(throws: OFFailure.self) { try await caller.ofValue() } }
+    #expect(fetches.value == 1)
+    #expect(try await Task.detached { try await cache.value(for: key) { 8 } }.ofValue() == 8)
+    #expect(await MainActor.run { cache.value(for: key) } == 8)
+  }
+
+  @Test(arguments: [false, true])
+  func aFetchThatThrowsCancellationErrorEndsItsCallersCancelled(warmed: Bool) async throws {
+    let cache = try await omCache(warmed: warmed)
+    let key = CacheKey<Int>("om", "throws-cancellation")
+    let gate = ActorGate()
+    let callers = omCallers(2, cache, key) {
+      await gate.wait()
+      throw CancellationError()
+    }
+    await omUntilCallers(cache, key, 2, warmed: warmed)
+    gate.open()
+    for caller in callers { await #expect(throws: CancellationError.self) { try await caller.ofValue() } }
+    #expect(await MainActor.run { cache.value(for: key) } == nil)
+  }
+
+  /// 64 tasks × 200 calls over 16 keys, on a warmed cache: exactly 16 fetches, every answer the key's own.
+  @Test func sixtyFourTasksOverSixteenKeysRunSixteenFetches() async throws {
+    let cache = try await omCache(warmed: true)
+    let fetches = OFCounter()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for task in 0..<64 {
+        group.addTask {
+          for call in 0..<200 {
+            let id = (task + call) % 16
+            let value = try await cache.value(for: CacheKey<Int>("om", "many", id)) {
+              _ = fetches.next()
+              return id * 100
+            }
+            #expect(value == id * 100)
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(fetches.value == 16)
+    #expect(await cache.count == 17)
+  }
+
+  /// Tasks mix misses, `set`, `invalidate`, `remove` and reads over four keys on a warmed cache; every answer is one that
+  /// was fetched or set for that key (`key * 1_000 + n`), never another key's, and once they are done the cache reads
+  /// the same on the main actor and off it.
+  @Test func randomCallsFromManyTasksKeepEachKeysAnswersItsOwn() async throws {
+    let cache = try await omCache(warmed: true, staleTime: .zero)
+    let fetches = OFCounter()
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for task in 0..<16 {
+        group.addTask {
+          var generator = SplitMix(seed: UInt64(task) + 1)
+          for _ in 0..<150 {
+            let id = Int(generator.next() % 4)
+            let key = CacheKey<Int>("om", "random", id)
+            switch generator.next() % 8 {
+            case 0: cache.set(id * 1_000 + 999, for: key)
+            case 1: cache.invalidate(key)
+            case 2: cache.remove(key)
+            case 3:
+              if let value = await cache.value(for: key) { #expect(value / 1_000 == id) }
+            default:
+              let value = try await cache.value(for: key) {
+                await Task.yield()
+                return id * 1_000 + fetches.next() % 999
+              }
+              #expect(value / 1_000 == id)
+            }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    // Stale hits' refreshes may still run: once every fetch has ended, the published rows (what a read off the main
+    // actor sees) show exactly the entries' values.
+    let keys = (0..<4).map { CacheKey<Int>("om", "random", $0) }
+    await ofUntil("every fetch ended") {
+      await MainActor.run { keys.allSatisfy { cache.store.entry(for: $0)?.isFetching != true } }
+    }
+    for (id, key) in keys.enumerated() {
+      let onMain = await MainActor.run { cache.value(for: key) }
+      let published = cache.store.publishedRead(for: key, staleTime: .seconds(3_600))?.value
+      #expect(published == onMain)
+      if let onMain { #expect(onMain / 1_000 == id) }
+    }
+  }
+}
+
+/// A small deterministic generator for the randomized tests.
+struct SplitMix {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
