@@ -225,8 +225,10 @@ extension StateHost {
     case .done:
       keepError(nil)
       endLoad()
+      loadEndedWithoutOutcome()
     case .cancel:
       cancelLoad()
+      loadEndedWithoutOutcome()
     case .reset:
       loadAskedForReset()
     }

@@ -34,6 +34,9 @@ protocol StateHost<State>: AnyObject, Sendable {
   func loadDidEnd()
   /// The current load's block asked for a reset (it threw `ResetLoadable`, `ResetProcess`): resets the state.
   func loadAskedForReset()
+  /// The current load ended with nothing to write: its block threw `CancellationError` or `CancelLoadable` while the
+  /// load was current, or a yielding block returned. A cache entry ends the `value(for:)` callers waiting for it.
+  func loadEndedWithoutOutcome()
   /// The reference to this host that its loads' tasks hold; see ``hostReference``.
   var sharedHostReference: HostReference<Self>? { get set }
   /// Whether only main-actor code ever holds a host of this type, so that it is always released there (its
@@ -64,6 +67,10 @@ extension StateHost {
   /// bound to it) implements its own.
   @inlinable
   func loadAskedForReset() { resetState() }
+
+  /// A state has nothing to do: it keeps what it shows. A cache entry implements its own.
+  @inlinable
+  func loadEndedWithoutOutcome() {}
 
   /// The reference to this host that its loads' tasks hold, made on first use.
   /// Hosts are not held by their loads unless they say so.
