@@ -236,6 +236,18 @@ import Testing
     #expect(Self.readWhileTheMainActorIsBlocked(cache, key) == 7)
   }
 
+  @Test func aMissOfAKeyWithoutAnEntryNeedsNoHopOnceTheCacheWasRead() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600))
+    #expect(try await cache.value(for: CacheKey<Int>("warm")) { 0 } == 0)  // read once: every entry is published
+    for id in 1...20 {
+      // Fetched (-1) and returned while the main thread is blocked.
+      #expect(Self.readWhileTheMainActorIsBlocked(cache, CacheKey<Int>("user", id)) == -1)
+    }
+    // The values are kept, as entries, once the main actor asks.
+    #expect(cache.value(for: CacheKey<Int>("user", 3)) == -1)
+    #expect(cache.count == 21)
+  }
+
   @Test func aStaleHitOfAKeyReadBeforeNeedsNoHopAndRefreshesOnceTheMainActorRuns() async throws {
     let cache = LoadCache(staleTime: .zero)  // every value is stale as soon as it is written
     let key = CacheKey<Int>("user", 1)

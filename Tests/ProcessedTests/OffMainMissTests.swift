@@ -275,6 +275,33 @@ func omCallers(
     #expect(await MainActor.run { cache.value(for: key) } == nil)
   }
 
+  /// An outcome the main actor never asked for is dropped `gcTime` after its fetch ended, as an entry with no state
+  /// would be, and not before.
+  @Test func anOutcomeNoMainActorCallTookIsDroppedAfterGCTime() async throws {
+    let clock = TestClock()
+    let cache = LoadCache(staleTime: .seconds(3_600), gcTime: .seconds(10), clock: clock)
+    #expect(try await Task.detached { try await cache.value(for: CacheKey<Int>("warm")) { 0 } }.ofValue() == 0)
+    let key = CacheKey<Int>("om", "swept")
+    #expect(try await Task.detached { try await cache.value(for: key) { 3 } }.ofValue() == 3)
+    func held() -> Bool {
+      let published = PublishedKey(valueType: ObjectIdentifier(Int.self), parts: key.storage)
+      return cache.store.published.withLock { $0.offMain[published] is OffMainOutcome<Int> }
+    }
+    #expect(held())
+    clock.advance(by: .seconds(9))
+    for _ in 0..<100 { await Task.yield() }
+    #expect(held())
+    #expect(cache.store.publishedRead(for: key, staleTime: .seconds(3_600))?.value == 3)
+    await ofUntil("the outcome was dropped") {
+      clock.advance(by: .seconds(1))
+      return !held()
+    }
+    #expect(cache.store.publishedRead(for: key, staleTime: .seconds(3_600)) == nil)
+    #expect(await MainActor.run { cache.value(for: key) } == nil)
+    // The warming entry went too, on the main actor's collector: nothing is left.
+    await ofUntil("the warming entry was collected") { await cache.count == 0 }
+  }
+
   /// 64 tasks × 200 calls over 16 keys, on a warmed cache: exactly 16 fetches, every answer the key's own.
   @Test func sixtyFourTasksOverSixteenKeysRunSixteenFetches() async throws {
     let cache = try await omCache(warmed: true)

@@ -13,9 +13,11 @@ import CProcessedAtomics
 ///   (``settleAllOffMain()``), and makes the entry from it in the same turn: it adopts the fetch in flight, callers
 ///   and all, or holds its outcome. So a main-actor method sees every miss decided before it, and rules on the fetch
 ///   as on its own (latest wins, `set` and `invalidate` overtake it).
-/// - A fetch's end, under the lock, publishes its value's row and leaves its outcome in `offMain` for the main actor
-///   (queued, and taken by any main-actor method first), then ends its callers. A fetch the main actor adopted ends
-///   nothing itself: its entry does.
+/// - A fetch's end, under the lock, publishes its value's row and leaves its outcome in `offMain`, then ends its
+///   callers. A fetch the main actor adopted ends nothing itself: its entry does.
+/// - An outcome stays in `offMain` until the main actor needs its key, or until `gcTime` after its fetch ended, as an
+///   entry with no bound state would: the sweeper (``sweepOffMainOutcomes()``) drops it then, off the main actor. So a
+///   service that only calls `value(for:)` never wakes the main actor.
 /// - The last caller cancelled cancels a fetch that is still the key's work; an adopted fetch's entry decides for its
 ///   own.
 extension CacheStore {
@@ -80,12 +82,18 @@ extension CacheStore {
       if case .write = LoadOutcome<Void>(error: error, failure: { _ in () }) { kept = outcome } else { kept = nil }
     }
     let now = clock.now()
-    let ended = self.published.withLock { table -> (any OffMainWork)? in
+    let deadline = now + gcTime
+    let ended = self.published.withLock { table -> (work: any OffMainWork, sweeps: Bool)? in
       guard let current = table.offMain[published], (current as? OffMainFetch<V>)?.callers === callers else {
         return nil
       }
+      var sweeps = false
       if let kept {
-        table.offMain[published] = OffMainOutcome(key: key, outcome: kept, writtenAt: now, fetch: fetch)
+        let outcome = OffMainOutcome(key: key, outcome: kept, writtenAt: now, fetch: fetch)
+        table.offMain[published] = outcome
+        table.expiring.append((published, ObjectIdentifier(outcome), deadline))
+        sweeps = !table.isSweeping
+        table.isSweeping = true
         // Version 0: no entry's yet (the entry made from the outcome has its own).
         table.rows[published] =
           if case .success(let value) = kept {
@@ -96,11 +104,39 @@ extension CacheStore {
       } else {
         table.offMain[published] = nil
       }
-      return current
+      return (current, sweeps)
     }
-    guard ended != nil else { return }
+    guard let ended else { return }
     callers.finish(kept ?? .failure(CancellationError()))
-    if kept != nil { enqueue({ store in store.settleOffMain(published) }, changesValues: false) }
+    if ended.sweeps { startSweeper() }
+  }
+
+  /// Starts the sweeper of expired outcomes (``PublishedTable/isSweeping`` was just set).
+  nonisolated func startSweeper() {
+    let task = Task { await self.sweepOffMainOutcomes() }
+    published.withLock { table in
+      if table.isSweeping { table.sweeper = task }
+    }
+  }
+
+  /// Drops each outcome in ``PublishedTable/offMain`` that the main actor has not taken once its deadline has passed,
+  /// sleeping on the cache's clock until the next one — at least a second between passes, so that a short `gcTime`
+  /// does not start a task per fetch — until none is left or the store is closed.
+  nonisolated func sweepOffMainOutcomes() async {
+    var lastPass = clock.now()
+    while let next = published.withLock({ $0.nextExpiry() }) {
+      do {
+        try await HousekeepingSleep.$isActive.withValue(true) {
+          try await clock.sleep(max(next, lastPass + .seconds(1)))
+        }
+      } catch {
+        published.withLock { $0.stopSweeping() }
+        return
+      }
+      lastPass = clock.now()
+      let dropped = published.withLock { $0.dropExpired(now: lastPass) }
+      _ = dropped  // Released after the lock: the values' `deinit`s are the user's code.
+    }
   }
 
   /// A caller of `running` was cancelled, and it was the last to wait: a fetch still the key's work is cancelled; the
@@ -138,10 +174,54 @@ extension CacheStore {
     let all = published.withLock { table -> [any OffMainWork] in
       guard !table.offMain.isEmpty else { return [] }
       for key in table.offMain.keys where table.rows[key] == nil { table.rows[key] = PublishedValue.absent }
-      defer { table.offMain.removeAll() }
+      defer {
+        table.offMain.removeAll()
+        table.expiring.removeAll()
+        table.expiringHead = 0
+      }
       return Array(table.offMain.values)
     }
     for work in all { work.settle(in: self) }
+  }
+}
+
+extension PublishedTable {
+  /// The deadline of the oldest outcome still in ``offMain``; `nil` when none is left, and the sweeper stops.
+  mutating func nextExpiry() -> Duration? {
+    while expiringHead < expiring.count {
+      let item = expiring[expiringHead]
+      if let work = offMain[item.key], ObjectIdentifier(work) == item.outcome { return item.deadline }
+      expiringHead += 1
+    }
+    stopSweeping()
+    return nil
+  }
+
+  /// Drops the outcomes whose deadline is `now` or earlier from ``offMain`` and ``rows``, and returns them.
+  mutating func dropExpired(now: Duration) -> [any OffMainWork] {
+    var dropped: [any OffMainWork] = []
+    while expiringHead < expiring.count, expiring[expiringHead].deadline <= now {
+      let item = expiring[expiringHead]
+      expiringHead += 1
+      guard let work = offMain[item.key], ObjectIdentifier(work) == item.outcome else { continue }
+      // The key has no entry (it is in `offMain`): its row is the outcome's.
+      offMain[item.key] = nil
+      rows[item.key] = nil
+      dropped.append(work)
+    }
+    if expiringHead > 0, expiringHead * 2 >= expiring.count {
+      expiring.removeFirst(expiringHead)
+      expiringHead = 0
+    }
+    return dropped
+  }
+
+  /// No sweeper runs any more.
+  mutating func stopSweeping() {
+    isSweeping = false
+    sweeper = nil
+    expiring.removeAll()
+    expiringHead = 0
   }
 }
 

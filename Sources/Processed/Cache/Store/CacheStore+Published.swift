@@ -95,6 +95,14 @@ struct PublishedTable: Sendable {
   /// The keys of misses decided off the main actor that have no entry yet: a fetch in flight, or its outcome on its way
   /// to the main actor. Each key here has no entry, and a row only once its fetch has ended.
   var offMain: [PublishedKey: any OffMainWork] = [:]
+  /// The outcomes in ``offMain`` with the time their entry would be collected (`gcTime` after their fetch ended), in
+  /// the order they ended; an item whose outcome left ``offMain`` meanwhile is skipped.
+  var expiring: [(key: PublishedKey, outcome: ObjectIdentifier, deadline: Duration)] = []
+  var expiringHead = 0
+  /// Whether a task drops expired outcomes (it runs while ``expiring`` has items; `CacheStore+OffMainFetches.swift`),
+  /// and the task, to cancel when the store closes.
+  var isSweeping = false
+  var sweeper: Task<Void, Never>?
 
   init() {}
 

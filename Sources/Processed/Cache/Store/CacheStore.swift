@@ -79,6 +79,7 @@ final class CacheStore: Sendable {
     persistence?.close()
     collector?.cancel()
     collector = nil
+    published.withLock { $0.sweeper }?.cancel()
   }
 
   /// ``LoadCache/value(for:)``.
