@@ -4,28 +4,37 @@
 /// others with the outcome it holds — or, when the entry left its cache meanwhile, with the fetch's own answer.
 @usableFromInline
 final class CallerFetch<Value: Sendable>: Sendable {
-  private struct State {
+  @usableFromInline
+  struct State {
     /// Every caller that joined and has not ended, with its continuation once it is parked (`nil` until then: a caller
     /// counts as waiting from the moment it joins, on the main actor, not from when its task parks).
-    var waiters: [UInt64: CheckedContinuation<Value, any Error>?] = [:]
-    var lastID: UInt64 = 0
+    @usableFromInline var waiters: [UInt64: CheckedContinuation<Value, any Error>?] = [:]
+    @usableFromInline var lastID: UInt64 = 0
     /// Set once the callers were ended; later callers get it at once.
-    var outcome: Result<Value, any Error>?
+    @usableFromInline var outcome: Result<Value, any Error>?
     /// Set when the entry left its cache: the fetch's own answer ends the callers.
-    var detached = false
+    @usableFromInline var detached = false
+
+    @usableFromInline init() {}
   }
 
-  private let state = LockedBox(State())
+  @usableFromInline let state = LockedBox(State())
+
+  @inlinable
+  init() {}
 
   /// Whether a caller still waits.
+  @usableFromInline
   var hasWaiters: Bool { waitingCount > 0 }
 
   /// How many callers wait.
+  @usableFromInline
   var waitingCount: Int { state.withLock { $0.waiters.count } }
 
   /// A caller joins the fetch: from now on it counts as waiting (``hasWaiters``), also before it parks in
   /// ``wait(_:onLastCancelled:)`` — an `invalidate` between the two restarts its fetch. Where the fetch's owner decides:
   /// on the main actor for an entry's fetch, under the published table's lock for a fetch started off it.
+  @inlinable
   func join() -> UInt64 {
     state.withLock { state -> UInt64 in
       state.lastID &+= 1
@@ -36,6 +45,7 @@ final class CallerFetch<Value: Sendable>: Sendable {
 
   /// Waits for the outcome as caller `id` (``join()``); `onLastCancelled` runs (off the lock) when the caller was
   /// cancelled and was the last waiter.
+  @inlinable
   func wait(_ id: UInt64, onLastCancelled: @escaping @Sendable () -> Void) async throws -> Value {
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
@@ -89,6 +99,7 @@ final class CallerFetch<Value: Sendable>: Sendable {
   }
 
   /// Ends every caller with `outcome` (the first call wins).
+  @inlinable
   func finish(_ outcome: Result<Value, any Error>) {
     let waiters = state.withLock { state -> [CheckedContinuation<Value, any Error>] in
       guard state.outcome == nil else { return [] }

@@ -2,6 +2,7 @@
 /// (`CacheStore+OffMainFetches.swift`): its fetch in flight (``OffMainFetch``) or the fetch's outcome on its way to the
 /// main actor (``OffMainOutcome``). It stays in ``PublishedTable/offMain`` until the main actor makes the key's entry
 /// from it.
+@usableFromInline
 protocol OffMainWork: AnyObject, Sendable {
   /// Makes the key's entry from the work, on the main actor, once the work has left the table.
   @MainActor func settle(in store: CacheStore)
@@ -9,15 +10,17 @@ protocol OffMainWork: AnyObject, Sendable {
 
 /// A fetch that a `value(for:options:fetch:)` miss started off the main actor, and the callers waiting for it. Its task
 /// ends the callers itself, unless the main actor adopted the fetch first: then an entry runs it as its own fetch.
+@usableFromInline
 final class OffMainFetch<Value: Sendable>: OffMainWork {
-  let key: CacheKey<Value>
+  @usableFromInline let key: CacheKey<Value>
   /// The callers; also the fetch's identity at its end (a fetch that is no longer the key's work leaves the table as
   /// it is).
-  let callers: CallerFetch<Value>
+  @usableFromInline let callers: CallerFetch<Value>
   /// The caller's block: what the key's entry fetches again once it has one (`invalidate`).
-  let fetch: @Sendable () async throws -> Value
-  let task: Task<Value, any Error>
+  @usableFromInline let fetch: @Sendable () async throws -> Value
+  @usableFromInline let task: Task<Value, any Error>
 
+  @usableFromInline
   init(
     key: CacheKey<Value>, callers: CallerFetch<Value>, fetch: @escaping @Sendable () async throws -> Value,
     task: Task<Value, any Error>
@@ -29,6 +32,7 @@ final class OffMainFetch<Value: Sendable>: OffMainWork {
   }
 
   /// The main actor needs the key: an entry is made that runs this fetch as its own, with its callers.
+  @usableFromInline
   func settle(in store: CacheStore) {
     let entry = CacheEntry<Value>(key: store.erased(key), store: store)
     store.insert(entry)
@@ -38,13 +42,15 @@ final class OffMainFetch<Value: Sendable>: OffMainWork {
 
 /// The outcome of an ``OffMainFetch`` that ended before the main actor needed its key: it becomes the key's entry —
 /// holding the value or, as a fetch of an entry does, the error — the next time the main actor runs.
+@usableFromInline
 final class OffMainOutcome<Value: Sendable>: OffMainWork {
-  let key: CacheKey<Value>
-  let outcome: Result<Value, any Error>
+  @usableFromInline let key: CacheKey<Value>
+  @usableFromInline let outcome: Result<Value, any Error>
   /// When the fetch ended, on the cache's clock: the value's write time.
-  let writtenAt: Duration
-  let fetch: @Sendable () async throws -> Value
+  @usableFromInline let writtenAt: Duration
+  @usableFromInline let fetch: @Sendable () async throws -> Value
 
+  @usableFromInline
   init(
     key: CacheKey<Value>, outcome: Result<Value, any Error>, writtenAt: Duration,
     fetch: @escaping @Sendable () async throws -> Value
@@ -55,6 +61,7 @@ final class OffMainOutcome<Value: Sendable>: OffMainWork {
     self.fetch = fetch
   }
 
+  @usableFromInline
   func settle(in store: CacheStore) {
     let entry = CacheEntry<Value>(key: store.erased(key), store: store)
     entry.holdFetched(outcome, writtenAt: writtenAt, block: fetch)

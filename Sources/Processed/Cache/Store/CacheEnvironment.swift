@@ -2,5 +2,5 @@
 @usableFromInline
 struct CacheEnvironment: Sendable, Equatable {
   var isFocused = true
-  var isOnline = true
+  @usableFromInline var isOnline = true
 }

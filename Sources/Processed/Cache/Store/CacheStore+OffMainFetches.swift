@@ -1,4 +1,4 @@
-import CProcessedAtomics
+public import CProcessedAtomics
 
 /// A `value(for:options:fetch:)` miss off the main actor, decided where the caller runs.
 ///
@@ -24,7 +24,7 @@ extension CacheStore {
   /// `key`'s value from a fetch started or joined off the main actor, or `nil` when the miss is the main actor's to
   /// decide: called on it, the table not complete or behind a queued call, the key with an entry, a persisted key, or
   /// options that need an entry's phases (retry, a timeout, debounce, a limiter, waiting for the network).
-  @usableFromInline
+  @inlinable
   nonisolated func valueOffMain<V>(
     for key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V? {
@@ -54,6 +54,7 @@ extension CacheStore {
   }
 
   /// The task of an ``OffMainFetch``: runs `fetch`, then ends the fetch (``offMainFetchEnded``).
+  @inlinable
   nonisolated func runOffMain<V>(
     _ key: CacheKey<V>, _ published: PublishedKey, callers: CallerFetch<V>,
     fetch: @escaping @Sendable () async throws -> V
@@ -71,6 +72,7 @@ extension CacheStore {
   /// An ``OffMainFetch`` ended with `outcome`. Still the key's work (not adopted, not cancelled): its value's row is
   /// published and its outcome left for the main actor, then its callers end. A block that threw a control error
   /// (`CancellationError`, `CancelLoadable`, `ResetLoadable`) keeps nothing and ends them with `CancellationError`.
+  @inlinable
   nonisolated func offMainFetchEnded<V>(
     _ key: CacheKey<V>, _ published: PublishedKey, callers: CallerFetch<V>, _ outcome: Result<V, any Error>,
     fetch: @escaping @Sendable () async throws -> V
@@ -83,17 +85,23 @@ extension CacheStore {
     }
     let now = clock.now()
     let deadline = now + gcTime
-    let ended = self.published.withLock { table -> (work: any OffMainWork, sweeps: Bool)? in
+    // The work it replaces and the outcomes it drops are released after the lock: the values' `deinit`s are the user's
+    // code.
+    let ended = self.published.withLock {
+      table -> (work: any OffMainWork, sweeps: Bool, dropped: [any OffMainWork])? in
       guard let current = table.offMain[published], (current as? OffMainFetch<V>)?.callers === callers else {
         return nil
       }
       var sweeps = false
+      var dropped: [any OffMainWork] = []
       if let kept {
         let outcome = OffMainOutcome(key: key, outcome: kept, writtenAt: now, fetch: fetch)
         table.offMain[published] = outcome
         table.expiring.append((published, ObjectIdentifier(outcome), deadline))
         sweeps = !table.isSweeping
         table.isSweeping = true
+        // Those of the earlier outcomes that expired go now (with a short `gcTime`, the tables stay small).
+        dropped = table.dropExpired(before: now)
         // Version 0: no entry's yet (the entry made from the outcome has its own).
         table.rows[published] =
           if case .success(let value) = kept {
@@ -104,7 +112,7 @@ extension CacheStore {
       } else {
         table.offMain[published] = nil
       }
-      return (current, sweeps)
+      return (current, sweeps, dropped)
     }
     guard let ended else { return }
     callers.finish(kept ?? .failure(CancellationError()))
@@ -112,6 +120,7 @@ extension CacheStore {
   }
 
   /// Starts the sweeper of expired outcomes (``PublishedTable/isSweeping`` was just set).
+  @usableFromInline
   nonisolated func startSweeper() {
     let task = Task { await self.sweepOffMainOutcomes() }
     published.withLock { table in
@@ -134,13 +143,14 @@ extension CacheStore {
         return
       }
       lastPass = clock.now()
-      let dropped = published.withLock { $0.dropExpired(now: lastPass) }
+      let dropped = published.withLock { $0.dropExpired(before: lastPass + .nanoseconds(1)) }
       _ = dropped  // Released after the lock: the values' `deinit`s are the user's code.
     }
   }
 
   /// A caller of `running` was cancelled, and it was the last to wait: a fetch still the key's work is cancelled; the
   /// entry that adopted it decides for it on the main actor.
+  @usableFromInline
   nonisolated func offMainCallerLeft<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) {
     let cancels = self.published.withLock { table -> Bool? in
       guard let current = table.offMain[published], current === running else { return nil }
@@ -197,10 +207,11 @@ extension PublishedTable {
     return nil
   }
 
-  /// Drops the outcomes whose deadline is `now` or earlier from ``offMain`` and ``rows``, and returns them.
-  mutating func dropExpired(now: Duration) -> [any OffMainWork] {
+  /// Drops the outcomes whose deadline is before `time` from ``offMain`` and ``rows``, and returns them.
+  @usableFromInline
+  mutating func dropExpired(before time: Duration) -> [any OffMainWork] {
     var dropped: [any OffMainWork] = []
-    while expiringHead < expiring.count, expiring[expiringHead].deadline <= now {
+    while expiringHead < expiring.count, expiring[expiringHead].deadline < time {
       let item = expiring[expiringHead]
       expiringHead += 1
       guard let work = offMain[item.key], ObjectIdentifier(work) == item.outcome else { continue }
@@ -228,6 +239,7 @@ extension PublishedTable {
 extension LoadOptions {
   /// Whether a fetch with these options is its block alone — no retry, timeout, debounce or limiter — so that a miss
   /// off the main actor may run it without an entry's phases.
+  @inlinable
   var fetchIsBlockAlone: Bool {
     retry.maxRetries <= 0 && timeout == nil && debounce == nil && limiter == nil
   }

@@ -94,14 +94,14 @@ struct PublishedTable: Sendable {
   @usableFromInline var isComplete = false
   /// The keys of misses decided off the main actor that have no entry yet: a fetch in flight, or its outcome on its way
   /// to the main actor. Each key here has no entry, and a row only once its fetch has ended.
-  var offMain: [PublishedKey: any OffMainWork] = [:]
+  @usableFromInline var offMain: [PublishedKey: any OffMainWork] = [:]
   /// The outcomes in ``offMain`` with the time their entry would be collected (`gcTime` after their fetch ended), in
   /// the order they ended; an item whose outcome left ``offMain`` meanwhile is skipped.
-  var expiring: [(key: PublishedKey, outcome: ObjectIdentifier, deadline: Duration)] = []
-  var expiringHead = 0
+  @usableFromInline var expiring: [(key: PublishedKey, outcome: ObjectIdentifier, deadline: Duration)] = []
+  @usableFromInline var expiringHead = 0
   /// Whether a task drops expired outcomes (it runs while ``expiring`` has items; `CacheStore+OffMainFetches.swift`),
   /// and the task, to cancel when the store closes.
-  var isSweeping = false
+  @usableFromInline var isSweeping = false
   var sweeper: Task<Void, Never>?
 
   init() {}
@@ -136,7 +136,7 @@ class PublishedValue: @unchecked Sendable {
   }
 
   /// The row of an entry without a value: the key has an entry on the main actor, where a miss of it goes.
-  static let absent = PublishedValue(hasValue: false, writtenAt: .zero, invalidated: false, version: 0)
+  @usableFromInline static let absent = PublishedValue(hasValue: false, writtenAt: .zero, invalidated: false, version: 0)
 
   /// The value, read as a `V`, of a row with ``hasValue``: a row found under a key of `CacheKey<V>` holds a `V` (the
   /// key's value type is part of ``PublishedKey``, and rows are written only by `CacheEntry<V>.publishValue()` and an

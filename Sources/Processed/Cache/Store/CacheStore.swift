@@ -10,13 +10,13 @@ import CProcessedAtomics
 @usableFromInline
 final class CacheStore: Sendable {
   /// How long an entry with no bound state and no fetch is kept.
-  let gcTime: Duration
+  @usableFromInline let gcTime: Duration
   /// The cache's stale time (a call's `LoadOptions.staleTime` may say otherwise).
   let staleTime: Duration
   /// At most one focus or network refetch per entry in this window.
   let revalidationThrottle: Duration
   /// Whether the app is focused and online, as it told the cache (any thread; see ``LoadCache/setFocused(_:)``).
-  let environment = LockedBox(CacheEnvironment())
+  @usableFromInline let environment = LockedBox(CacheEnvironment())
   /// What the main actor last acted on: a change of ``environment`` is a return when it goes from `false` to `true`.
   @usableFromInline @MainActor @exclusivity(unchecked) var applied = CacheEnvironment()
   /// The entries with a bound state, by identity: what focus and the network revalidate (O(bound entries)).
