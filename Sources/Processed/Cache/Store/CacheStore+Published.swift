@@ -136,7 +136,8 @@ class PublishedValue: @unchecked Sendable {
   }
 
   /// The row of an entry without a value: the key has an entry on the main actor, where a miss of it goes.
-  @usableFromInline static let absent = PublishedValue(hasValue: false, writtenAt: .zero, invalidated: false, version: 0)
+  @usableFromInline
+  static let absent = PublishedValue(hasValue: false, writtenAt: .zero, invalidated: false, version: 0)
 
   /// The value, read as a `V`, of a row with ``hasValue``: a row found under a key of `CacheKey<V>` holds a `V` (the
   /// key's value type is part of ``PublishedKey``, and rows are written only by `CacheEntry<V>.publishValue()` and an
