@@ -9,26 +9,31 @@ protocol OffMainWork: AnyObject, Sendable {
 }
 
 /// A fetch that a `value(for:options:fetch:)` miss started off the main actor, and the callers waiting for it. Its task
-/// ends the callers itself, unless the main actor adopted the fetch first: then an entry runs it as its own fetch.
+/// ends the callers itself, unless the main actor adopted the fetch first: then an entry runs it as its own fetch, and
+/// the task hands its outcome to that entry.
+///
+/// `@unchecked Sendable`: the `var`s are read and written only under the lock of the store's `published` table, which
+/// holds the fetch (Unsafe/README.md, invariant 12).
 @usableFromInline
-final class OffMainFetch<Value: Sendable>: OffMainWork {
+final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline let key: CacheKey<Value>
-  /// The callers; also the fetch's identity at its end (a fetch that is no longer the key's work leaves the table as
-  /// it is).
   @usableFromInline let callers: CallerFetch<Value>
   /// The caller's block: what the key's entry fetches again once it has one (`invalidate`).
   @usableFromInline let fetch: @Sendable () async throws -> Value
-  @usableFromInline let task: Task<Value, any Error>
+  /// The task, once made: it is made after the fetch joined the table, outside the lock, so that a task that starts
+  /// running at once does not run under it.
+  @usableFromInline var task: Task<Value, any Error>?
+  /// A cancellation asked for before ``task`` was set.
+  @usableFromInline var isCancelled = false
+  /// After the main actor adopted the fetch: its outcome once it ended, and the adopting entry's fetch waiting for it.
+  @usableFromInline var adoptedOutcome: Result<Value, any Error>?
+  @usableFromInline var adopter: CheckedContinuation<Result<Value, any Error>, Never>?
 
   @usableFromInline
-  init(
-    key: CacheKey<Value>, callers: CallerFetch<Value>, fetch: @escaping @Sendable () async throws -> Value,
-    task: Task<Value, any Error>
-  ) {
+  init(key: CacheKey<Value>, callers: CallerFetch<Value>, fetch: @escaping @Sendable () async throws -> Value) {
     self.key = key
     self.callers = callers
     self.fetch = fetch
-    self.task = task
   }
 
   /// The main actor needs the key: an entry is made that runs this fetch as its own, with its callers.
@@ -74,16 +79,9 @@ extension CacheEntry {
   /// A new entry runs `offMain`'s fetch in flight as its own, for its callers (who now wait here).
   func adopt(_ offMain: OffMainFetch<Value>) {
     let callers = offMain.callers
-    let task = offMain.task
+    let store = self.store
     self.callers = callers
-    fetch(
-      callers.answering {
-        try await withTaskCancellationHandler {
-          try await task.value
-        } onCancel: {
-          task.cancel()
-        }
-      }, options: nil, priority: nil)
+    fetch(callers.answering { try await store.adoptedOutcome(of: offMain) }, options: nil, priority: nil)
     // What `invalidate` runs: the caller's block, as for a fetch started here.
     block = callers.answering(offMain.fetch)
     ownsFetch = true

@@ -33,49 +33,88 @@ extension CacheStore {
     else { return nil }
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
     if !processed_cache_was_used_off_main() { processed_cache_note_off_main() }
-    let joined = self.published.withLock { table -> (fetch: OffMainFetch<V>, caller: UInt64)? in
+    let joined = self.published.withLock { table -> (fetch: OffMainFetch<V>, caller: UInt64, starts: Bool)? in
       guard table.isComplete, table.unappliedCalls == 0, table.rows[published] == nil else { return nil }
       if let work = table.offMain[published] {
         // A key's work without a row is a fetch in flight.
         guard let running = work as? OffMainFetch<V> else { return nil }
-        return (running, running.callers.join())
+        return (running, running.callers.join(), false)
       }
-      let callers = CallerFetch<V>()
-      let caller = callers.join()
-      let task = Task { try await self.runOffMain(key, published, callers: callers, fetch: fetch) }
-      let running = OffMainFetch(key: key, callers: callers, fetch: fetch, task: task)
+      let running = OffMainFetch(key: key, callers: CallerFetch<V>(), fetch: fetch)
       table.offMain[published] = running
-      return (running, caller)
+      return (running, running.callers.join(), true)
     }
     guard let joined else { return nil }
+    if joined.starts { start(joined.fetch, published) }
     return try await joined.fetch.callers.wait(joined.caller) {
       self.offMainCallerLeft(joined.fetch, published)
     }
   }
 
-  /// The task of an ``OffMainFetch``: runs `fetch`, then ends the fetch (``offMainFetchEnded``).
+  /// Starts `running`'s task. Where the toolchain has `Task.immediate`, the fetch starts on the caller's thread and
+  /// runs there until it first suspends: a fetch that answers without suspending ends before its caller would park.
   @inlinable
-  nonisolated func runOffMain<V>(
-    _ key: CacheKey<V>, _ published: PublishedKey, callers: CallerFetch<V>,
-    fetch: @escaping @Sendable () async throws -> V
-  ) async throws -> V {
+  nonisolated func start<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) {
+    let task: Task<V, any Error>
+    if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+      task = Task.immediate { try await self.runOffMain(running, published) }
+    } else {
+      task = Task { try await self.runOffMain(running, published) }
+    }
+    let cancelled = self.published.withLock { _ -> Bool in
+      running.task = task
+      return running.isCancelled
+    }
+    if cancelled { task.cancel() }
+  }
+
+  /// Cancels `running`'s task, or has it cancelled once it is made.
+  @usableFromInline
+  nonisolated func cancel<V>(_ running: OffMainFetch<V>) {
+    let task = published.withLock { _ -> Task<V, any Error>? in
+      running.isCancelled = true
+      return running.task
+    }
+    task?.cancel()
+  }
+
+  /// The outcome of `running`, which an entry adopted: what the entry's fetch returns. Cancelling it cancels `running`.
+  @usableFromInline
+  nonisolated func adoptedOutcome<V>(of running: OffMainFetch<V>) async throws -> V {
+    try await withTaskCancellationHandler {
+      try await withCheckedContinuation { (continuation: CheckedContinuation<Result<V, any Error>, Never>) in
+        let ended = published.withLock { _ -> Result<V, any Error>? in
+          if let outcome = running.adoptedOutcome { return outcome }
+          running.adopter = continuation
+          return nil
+        }
+        if let ended { continuation.resume(returning: ended) }
+      }.get()
+    } onCancel: {
+      cancel(running)
+    }
+  }
+
+  /// The task of an ``OffMainFetch``: runs its block, then ends the fetch (``offMainFetchEnded``).
+  @inlinable
+  nonisolated func runOffMain<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) async throws -> V {
     let outcome: Result<V, any Error>
     do {
-      outcome = .success(try await fetch())
+      outcome = .success(try await running.fetch())
     } catch {
       outcome = .failure(error)
     }
-    offMainFetchEnded(key, published, callers: callers, outcome, fetch: fetch)
+    offMainFetchEnded(running, published, outcome)
     return try outcome.get()
   }
 
   /// An ``OffMainFetch`` ended with `outcome`. Still the key's work (not adopted, not cancelled): its value's row is
   /// published and its outcome left for the main actor, then its callers end. A block that threw a control error
   /// (`CancellationError`, `CancelLoadable`, `ResetLoadable`) keeps nothing and ends them with `CancellationError`.
+  /// Adopted: the outcome goes to the adopting entry's fetch.
   @inlinable
   nonisolated func offMainFetchEnded<V>(
-    _ key: CacheKey<V>, _ published: PublishedKey, callers: CallerFetch<V>, _ outcome: Result<V, any Error>,
-    fetch: @escaping @Sendable () async throws -> V
+    _ running: OffMainFetch<V>, _ published: PublishedKey, _ outcome: Result<V, any Error>
   ) {
     let kept: Result<V, any Error>?
     switch outcome {
@@ -85,17 +124,21 @@ extension CacheStore {
     }
     let now = clock.now()
     let deadline = now + gcTime
+    var adopter: CheckedContinuation<Result<V, any Error>, Never>?
     // The work it replaces and the outcomes it drops are released after the lock: the values' `deinit`s are the user's
     // code.
     let ended = self.published.withLock {
       table -> (work: any OffMainWork, sweeps: Bool, dropped: [any OffMainWork])? in
-      guard let current = table.offMain[published], (current as? OffMainFetch<V>)?.callers === callers else {
+      guard let current = table.offMain[published], current === running else {
+        adopter = running.adopter
+        running.adopter = nil
+        running.adoptedOutcome = outcome
         return nil
       }
       var sweeps = false
       var dropped: [any OffMainWork] = []
       if let kept {
-        let outcome = OffMainOutcome(key: key, outcome: kept, writtenAt: now, fetch: fetch)
+        let outcome = OffMainOutcome(key: running.key, outcome: kept, writtenAt: now, fetch: running.fetch)
         table.offMain[published] = outcome
         table.expiring.append((published, ObjectIdentifier(outcome), deadline))
         sweeps = !table.isSweeping
@@ -114,8 +157,11 @@ extension CacheStore {
       }
       return (current, sweeps, dropped)
     }
-    guard let ended else { return }
-    callers.finish(kept ?? .failure(CancellationError()))
+    guard let ended else {
+      adopter?.resume(returning: outcome)
+      return
+    }
+    running.callers.finish(kept ?? .failure(CancellationError()))
     if ended.sweeps { startSweeper() }
   }
 
@@ -159,7 +205,7 @@ extension CacheStore {
       return true
     }
     switch cancels {
-    case true?: running.task.cancel()
+    case true?: cancel(running)
     case false?: break
     case nil: Task { @MainActor in self.entry(for: running.key)?.callerLeft(running.callers) }
     }
