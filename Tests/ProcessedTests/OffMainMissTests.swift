@@ -275,6 +275,36 @@ func omCallers(
     #expect(await MainActor.run { cache.value(for: key) } == nil)
   }
 
+  /// An actor-owned state's load of a key whose value a miss off the main actor fetched, before the main actor took
+  /// it: a fresh hit, written once, with nothing fetched.
+  @Test func anActorOwnedStateShowsAValueFetchedOffTheMainActor() async throws {
+    let cache = try await omCache(warmed: true)
+    let key = CacheKey<Int>("om", "landed-actor")
+    #expect(try await Task.detached { try await cache.value(for: key) { 5 } }.ofValue() == 5)
+    let owner = OFOwner()
+    await owner.observe()
+    let stateRuns = OFCounter()
+    try await owner.start(key, in: cache) {
+      _ = stateRuns.next()
+      return -1
+    }.ofValue()
+    #expect(stateRuns.value == 0)
+    #expect(await owner.history == [.loaded(5)])
+    #expect(await owner.offExecutor == 0)
+  }
+
+  /// `invalidate(prefix:)` reaches a value fetched off the main actor that no main-actor call has taken yet: the next
+  /// call returns it stale and refreshes it.
+  @Test func invalidatePrefixReachesAValueFetchedOffTheMainActor() async throws {
+    let cache = try await omCache(warmed: true)
+    let key = CacheKey<Int>("om", "landed-prefix")
+    #expect(try await Task.detached { try await cache.value(for: key) { 1 } }.ofValue() == 1)
+    await MainActor.run { cache.invalidate(prefix: "om") }
+    #expect(try await Task.detached { try await cache.value(for: key) { 2 } }.ofValue() == 1)
+    await ofUntil("the refresh wrote 2") { await MainActor.run { cache.value(for: key) } == 2 }
+    #expect(try await Task.detached { try await cache.value(for: key) { 3 } }.ofValue() == 2)
+  }
+
   /// An outcome the main actor never asked for is dropped `gcTime` after its fetch ended, as an entry with no state
   /// would be, and not before.
   @Test func anOutcomeNoMainActorCallTookIsDroppedAfterGCTime() async throws {
