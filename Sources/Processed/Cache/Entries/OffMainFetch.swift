@@ -1,19 +1,23 @@
 /// A `value(for:options:fetch:)` miss decided off the main actor, for a key with no entry there
-/// (`CacheStore+OffMainFetches.swift`): its fetch in flight (``OffMainFetch``) or the fetch's outcome on its way to the
-/// main actor (``OffMainOutcome``). It stays in ``PublishedTable/offMain`` until the main actor makes the key's entry
-/// from it.
+/// (`CacheStore+OffMainFetches.swift`): its fetch, in flight or ended (``OffMainFetch``). It stays in
+/// ``PublishedTable/offMain`` until the main actor makes the key's entry from it, or its outcome expires.
 @usableFromInline
 protocol OffMainWork: AnyObject, Sendable {
   /// Makes the key's entry from the work, on the main actor, once the work has left the table.
   @MainActor func settle(in store: CacheStore)
+  /// `0` while the fetch runs; once it ended and left its outcome, the number its ``PublishedTable/expiring`` item
+  /// carries (read under the table's lock).
+  var endedStamp: UInt64 { get }
 }
 
 /// A fetch that a `value(for:options:fetch:)` miss started off the main actor, and the callers waiting for it. Its task
-/// ends the callers itself, unless the main actor adopted the fetch first: then an entry runs it as its own fetch, and
-/// the task hands its outcome to that entry.
+/// ends the callers itself and leaves its outcome here (``ended``) for the key's entry, unless the main actor adopted
+/// the fetch first: then an entry runs it as its own fetch, and the task hands its outcome to that entry.
 ///
 /// `@unchecked Sendable`: the `var`s are read and written only under the lock of the store's `published` table, which
-/// holds the fetch (Unsafe/README.md, invariant 12).
+/// holds the fetch — but ``ended``, written under it while the fetch is in the table and read by ``settle(in:)`` once
+/// the main actor has taken the fetch out of the table under that lock, after which it is never written
+/// (Unsafe/README.md, invariant 12).
 @usableFromInline
 final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline let key: CacheKey<Value>
@@ -25,6 +29,11 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline var task: Task<Value, any Error>?
   /// A cancellation asked for before ``task`` was set.
   @usableFromInline var isCancelled = false
+  /// The outcome, and when the fetch ended (the value's write time), once it ended before the main actor needed the
+  /// key.
+  @usableFromInline var ended: (outcome: Result<Value, any Error>, writtenAt: Duration)?
+  /// See ``OffMainWork/endedStamp``: unique per table, so that an expiry item never matches a later fetch.
+  @usableFromInline var endedStamp: UInt64 = 0
   /// After the main actor adopted the fetch: its outcome once it ended, and the adopting entry's fetch waiting for it.
   @usableFromInline var adoptedOutcome: Result<Value, any Error>?
   @usableFromInline var adopter: CheckedContinuation<Result<Value, any Error>, Never>?
@@ -36,42 +45,19 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
     self.fetch = fetch
   }
 
-  /// The main actor needs the key: an entry is made that runs this fetch as its own, with its callers.
+  /// The main actor needs the key: an entry is made that holds the fetch's outcome as if it had fetched it, or that
+  /// runs the fetch in flight as its own, with its callers.
   @usableFromInline
   func settle(in store: CacheStore) {
     let entry = CacheEntry<Value>(key: store.erased(key), store: store)
-    store.insert(entry)
-    entry.adopt(self)
-  }
-}
-
-/// The outcome of an ``OffMainFetch`` that ended before the main actor needed its key: it becomes the key's entry —
-/// holding the value or, as a fetch of an entry does, the error — the next time the main actor runs.
-@usableFromInline
-final class OffMainOutcome<Value: Sendable>: OffMainWork {
-  @usableFromInline let key: CacheKey<Value>
-  @usableFromInline let outcome: Result<Value, any Error>
-  /// When the fetch ended, on the cache's clock: the value's write time.
-  @usableFromInline let writtenAt: Duration
-  @usableFromInline let fetch: @Sendable () async throws -> Value
-
-  @usableFromInline
-  init(
-    key: CacheKey<Value>, outcome: Result<Value, any Error>, writtenAt: Duration,
-    fetch: @escaping @Sendable () async throws -> Value
-  ) {
-    self.key = key
-    self.outcome = outcome
-    self.writtenAt = writtenAt
-    self.fetch = fetch
-  }
-
-  @usableFromInline
-  func settle(in store: CacheStore) {
-    let entry = CacheEntry<Value>(key: store.erased(key), store: store)
-    entry.holdFetched(outcome, writtenAt: writtenAt, block: fetch)
-    store.insert(entry)
-    entry.noteIfIdle(written: true)
+    if let ended {
+      entry.holdFetched(ended.outcome, writtenAt: ended.writtenAt, block: fetch)
+      store.insert(entry)
+      entry.noteIfIdle(written: true)
+    } else {
+      store.insert(entry)
+      entry.adopt(self)
+    }
   }
 }
 

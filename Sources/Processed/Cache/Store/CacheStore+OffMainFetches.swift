@@ -37,7 +37,7 @@ extension CacheStore {
       guard table.isComplete, table.unappliedCalls == 0, table.rows[published] == nil else { return nil }
       if let work = table.offMain[published] {
         // A key's work without a row is a fetch in flight.
-        guard let running = work as? OffMainFetch<V> else { return nil }
+        guard let running = work as? OffMainFetch<V>, running.ended == nil else { return nil }
         return (running, running.callers.join(), false)
       }
       let running = OffMainFetch(key: key, callers: CallerFetch<V>(), fetch: fetch)
@@ -128,7 +128,7 @@ extension CacheStore {
     // The work it replaces and the outcomes it drops are released after the lock: the values' `deinit`s are the user's
     // code.
     let ended = self.published.withLock {
-      table -> (work: any OffMainWork, sweeps: Bool, dropped: [any OffMainWork])? in
+      table -> (work: any OffMainWork, sweeps: Bool, dropped: (any OffMainWork)?)? in
       guard let current = table.offMain[published], current === running else {
         adopter = running.adopter
         running.adopter = nil
@@ -136,15 +136,16 @@ extension CacheStore {
         return nil
       }
       var sweeps = false
-      var dropped: [any OffMainWork] = []
+      var dropped: (any OffMainWork)?
       if let kept {
-        let outcome = OffMainOutcome(key: running.key, outcome: kept, writtenAt: now, fetch: running.fetch)
-        table.offMain[published] = outcome
-        table.expiring.append((published, ObjectIdentifier(outcome), deadline))
+        running.ended = (kept, now)
+        table.lastEndedStamp += 1
+        running.endedStamp = table.lastEndedStamp
+        table.expiring.append((published, running.endedStamp, deadline))
         sweeps = !table.isSweeping
         table.isSweeping = true
-        // Those of the earlier outcomes that expired go now (with a short `gcTime`, the tables stay small).
-        dropped = table.dropExpired(before: now)
+        // The oldest outcome goes now if it expired: with a short `gcTime`, the tables stay small without the sweeper.
+        dropped = table.dropFirstExpired(before: now)
         // Version 0: no entry's yet (the entry made from the outcome has its own).
         table.rows[published] =
           if case .success(let value) = kept {
@@ -199,7 +200,8 @@ extension CacheStore {
   @usableFromInline
   nonisolated func offMainCallerLeft<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) {
     let cancels = self.published.withLock { table -> Bool? in
-      guard let current = table.offMain[published], current === running else { return nil }
+      // An ended fetch has ended its callers: nothing to cancel.
+      guard let current = table.offMain[published], current === running, running.ended == nil else { return nil }
       guard !running.callers.hasWaiters else { return false }
       table.offMain[published] = nil
       return true
@@ -246,10 +248,24 @@ extension PublishedTable {
   mutating func nextExpiry() -> Duration? {
     while expiringHead < expiring.count {
       let item = expiring[expiringHead]
-      if let work = offMain[item.key], ObjectIdentifier(work) == item.outcome { return item.deadline }
+      if let work = offMain[item.key], work.endedStamp == item.stamp { return item.deadline }
       expiringHead += 1
     }
     stopSweeping()
+    return nil
+  }
+
+  /// ``dropExpired(before:)`` of the oldest outcome alone (a fetch's end drops one, without allocating).
+  @usableFromInline
+  mutating func dropFirstExpired(before time: Duration) -> (any OffMainWork)? {
+    while expiringHead < expiring.count, expiring[expiringHead].deadline < time {
+      let item = expiring[expiringHead]
+      expiringHead += 1
+      guard let work = offMain[item.key], work.endedStamp == item.stamp else { continue }
+      offMain[item.key] = nil
+      rows[item.key] = nil
+      return work
+    }
     return nil
   }
 
@@ -260,7 +276,7 @@ extension PublishedTable {
     while expiringHead < expiring.count, expiring[expiringHead].deadline < time {
       let item = expiring[expiringHead]
       expiringHead += 1
-      guard let work = offMain[item.key], ObjectIdentifier(work) == item.outcome else { continue }
+      guard let work = offMain[item.key], work.endedStamp == item.stamp else { continue }
       // The key has no entry (it is in `offMain`): its row is the outcome's.
       offMain[item.key] = nil
       rows[item.key] = nil

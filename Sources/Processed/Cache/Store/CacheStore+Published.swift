@@ -97,7 +97,9 @@ struct PublishedTable: Sendable {
   @usableFromInline var offMain: [PublishedKey: any OffMainWork] = [:]
   /// The outcomes in ``offMain`` with the time their entry would be collected (`gcTime` after their fetch ended), in
   /// the order they ended; an item whose outcome left ``offMain`` meanwhile is skipped.
-  @usableFromInline var expiring: [(key: PublishedKey, outcome: ObjectIdentifier, deadline: Duration)] = []
+  @usableFromInline var expiring: [(key: PublishedKey, stamp: UInt64, deadline: Duration)] = []
+  /// The last ``OffMainWork/endedStamp`` given.
+  @usableFromInline var lastEndedStamp: UInt64 = 0
   @usableFromInline var expiringHead = 0
   /// Whether a task drops expired outcomes (it runs while ``expiring`` has items; `CacheStore+OffMainFetches.swift`),
   /// and the task, to cancel when the store closes.
