@@ -8,6 +8,8 @@ protocol OffMainWork: AnyObject, Sendable {
   /// `0` while the fetch runs; once it ended and left its outcome, the number its ``PublishedTable/expiring`` item
   /// carries (read under the table's lock).
   var endedStamp: UInt64 { get }
+  /// When the fetch ended and left its outcome; `nil` while it runs (read under the table's lock).
+  var endedAt: Duration? { get }
 }
 
 /// A fetch that a `value(for:options:fetch:)` miss started off the main actor, and the callers waiting for it. Its task
@@ -34,6 +36,7 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline var ended: (outcome: Result<Value, any Error>, writtenAt: Duration)?
   /// See ``OffMainWork/endedStamp``: unique per table, so that an expiry item never matches a later fetch.
   @usableFromInline var endedStamp: UInt64 = 0
+  @usableFromInline var endedAt: Duration? { ended?.writtenAt }
   /// After the main actor adopted the fetch: its outcome once it ended, and the adopting entry's fetch waiting for it.
   @usableFromInline var adoptedOutcome: Result<Value, any Error>?
   @usableFromInline var adopter: CheckedContinuation<Result<Value, any Error>, Never>?

@@ -216,34 +216,44 @@ extension CacheStore {
   /// The main actor is about to look up `published`'s entry: the key's work off the main actor, if any, becomes it.
   @MainActor
   func settleOffMain(_ published: PublishedKey) {
-    let work = self.published.withLock { table -> (any OffMainWork)? in
+    let expiredBefore = clock.now() - gcTime
+    let work = self.published.withLock { table -> (work: any OffMainWork, expired: Bool)? in
       guard let work = table.offMain.removeValue(forKey: published) else { return nil }
-      // The entry is made right after, in this turn: until then the key's misses come here.
-      if table.rows[published] == nil { table.rows[published] = PublishedValue.absent }
-      return work
+      return (work, table.tookOffMain(work, published, expiredBefore: expiredBefore))
     }
-    work?.settle(in: self)
+    if let work, !work.expired { work.work.settle(in: self) }
   }
 
   /// The main actor is about to go over the entries: every key's work off the main actor becomes its entry.
   @MainActor
   func settleAllOffMain() {
     guard hasPublished, processed_cache_was_used_off_main() else { return }
-    let all = published.withLock { table -> [any OffMainWork] in
+    let expiredBefore = clock.now() - gcTime
+    let all = published.withLock { table -> [(work: any OffMainWork, expired: Bool)] in
       guard !table.offMain.isEmpty else { return [] }
-      for key in table.offMain.keys where table.rows[key] == nil { table.rows[key] = PublishedValue.absent }
-      defer {
-        table.offMain.removeAll()
-        table.expiring.removeAll()
-        table.expiringHead = 0
-      }
-      return Array(table.offMain.values)
+      let taken = table.offMain
+      table.offMain.removeAll()
+      table.expiring.removeAll()
+      table.expiringHead = 0
+      return taken.map { key, work in (work, table.tookOffMain(work, key, expiredBefore: expiredBefore)) }
     }
-    for work in all { work.settle(in: self) }
+    for work in all where !work.expired { work.work.settle(in: self) }
   }
 }
 
 extension PublishedTable {
+  /// The main actor took `work`, `key`'s, out of ``offMain`` to make the key's entry from it (in this turn): until then
+  /// the key's misses go to the main actor. Returns whether its outcome expired instead — it ended before
+  /// `expiredBefore` (`gcTime` ago), so its row goes and no entry is made, as the sweeper would have dropped it.
+  mutating func tookOffMain(_ work: any OffMainWork, _ key: PublishedKey, expiredBefore: Duration) -> Bool {
+    if let endedAt = work.endedAt, endedAt <= expiredBefore {
+      rows[key] = nil
+      return true
+    }
+    if rows[key] == nil { rows[key] = PublishedValue.absent }
+    return false
+  }
+
   /// The deadline of the oldest outcome still in ``offMain``; `nil` when none is left, and the sweeper stops.
   mutating func nextExpiry() -> Duration? {
     while expiringHead < expiring.count {
