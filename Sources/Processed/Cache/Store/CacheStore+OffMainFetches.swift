@@ -24,7 +24,8 @@ extension CacheStore {
   /// `key`'s value from a fetch started or joined off the main actor, or `nil` when the miss is the main actor's to
   /// decide: called on it, the table not complete or behind a queued call, the key with an entry, a persisted key, or
   /// options that need an entry's phases (retry, a timeout, debounce, a limiter, waiting for the network).
-  @inlinable
+  // Specialized in the caller, not inlined: the fresh hit's inlined `value(for:)` keeps its small frame.
+  @inlinable @inline(never)
   nonisolated func valueOffMain<V>(
     for key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V? {
