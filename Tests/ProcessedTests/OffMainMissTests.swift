@@ -364,7 +364,7 @@ func omCallers(
     try await withThrowingTaskGroup(of: Void.self) { group in
       for task in 0..<16 {
         group.addTask {
-          var generator = SplitMix(seed: UInt64(task) + 1)
+          var generator = MBRandom(seed: UInt64(task) + 1)
           for _ in 0..<150 {
             let id = Int(generator.next() % 4)
             let key = CacheKey<Int>("om", "random", id)
@@ -398,18 +398,5 @@ func omCallers(
       #expect(published == onMain)
       if let onMain { #expect(onMain / 1_000 == id) }
     }
-  }
-}
-
-/// A small deterministic generator for the randomized tests.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -96,19 +96,6 @@ final class OOLog: Sendable {
   var values: [Int] { box.withLock { $0 } }
 }
 
-/// A seeded generator (SplitMix64), so a failing sequence can be replayed.
-struct OORandom: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// What the reference model knows of one key's entry.
 struct OOModelEntry {
   /// The values the entry may hold now (one, unless an invalidate may have come after a refresh landed).
@@ -138,7 +125,8 @@ struct OOModelRun {
   let clock: TestClock
   let staleTime: Duration
   var warmPresent: Bool
-  var random: OORandom
+  /// A seeded generator, so a failing sequence can be replayed.
+  var random: MBRandom
   let log = OOLog()
 
   var now: Duration = .zero
@@ -383,7 +371,7 @@ final class OOScreen {
     let cache = try await ooCache(warmed: warmed, staleTime: staleTime, gcTime: .seconds(1_000_000), clock: clock)
     let report = try await Task.detached {
       var run = OOModelRun(
-        cache: cache, clock: clock, staleTime: staleTime, warmPresent: warmed, random: OORandom(seed: seed))
+        cache: cache, clock: clock, staleTime: staleTime, warmPresent: warmed, random: MBRandom(seed: seed))
       await run.run(steps: 400)
       return run.report
     }.ofValue()

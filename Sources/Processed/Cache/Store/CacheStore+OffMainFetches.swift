@@ -273,6 +273,7 @@ extension PublishedTable {
       let item = expiring[expiringHead]
       expiringHead += 1
       guard let work = offMain[item.key], work.endedStamp == item.stamp else { continue }
+      // The key has no entry (it is in `offMain`): its row is the outcome's.
       offMain[item.key] = nil
       rows[item.key] = nil
       return work
@@ -284,15 +285,7 @@ extension PublishedTable {
   @usableFromInline
   mutating func dropExpired(before time: Duration) -> [any OffMainWork] {
     var dropped: [any OffMainWork] = []
-    while expiringHead < expiring.count, expiring[expiringHead].deadline < time {
-      let item = expiring[expiringHead]
-      expiringHead += 1
-      guard let work = offMain[item.key], work.endedStamp == item.stamp else { continue }
-      // The key has no entry (it is in `offMain`): its row is the outcome's.
-      offMain[item.key] = nil
-      rows[item.key] = nil
-      dropped.append(work)
-    }
+    while let work = dropFirstExpired(before: time) { dropped.append(work) }
     if expiringHead > 0, expiringHead * 2 >= expiring.count {
       expiring.removeFirst(expiringHead)
       expiringHead = 0
