@@ -187,7 +187,7 @@ func omCallers(
     }
     gate.open()
     #expect(try await caller.ofValue() == 4)
-    await load.value
+    try await load.ofValue()
     #expect(stateRuns.value == 0)
     #expect(await MainActor.run { recorder.values } == [.loading, .loaded(4)])
   }
