@@ -368,15 +368,6 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     }
   }
 
-  /// The fetch's block ended with nothing to write (it threw `CancellationError` or `CancelLoadable` without being
-  /// cancelled): `value(for:)` callers have no value to get, and end as cancelled; the entry keeps what it holds.
-  @usableFromInline
-  func loadEndedWithoutOutcome() {
-    guard callers != nil else { return }
-    endCallers(.failure(CancellationError()))
-    noteIfIdle()
-  }
-
   /// The fetch ended (its outcome, if any, is written right after): the blocks of the states' waiting loads may
   /// return. A restarted fetch does not end the first (the waits go on).
   @inlinable

@@ -102,6 +102,15 @@ extension CacheEntry {
     noteIfIdle()
   }
 
+  /// The fetch's block ended with nothing to write (it threw `CancellationError` or `CancelLoadable` without being
+  /// cancelled): `value(for:)` callers have no value to get, and end as cancelled; the entry keeps what it holds.
+  @usableFromInline
+  func loadEndedWithoutOutcome() {
+    guard callers != nil else { return }
+    endCallers(.failure(CancellationError()))
+    noteIfIdle()
+  }
+
   /// Ends the callers with the fetch's outcome.
   @usableFromInline
   func endCallers(_ outcome: Result<Value, any Error>) {
