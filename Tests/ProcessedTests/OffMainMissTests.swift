@@ -315,7 +315,7 @@ func omCallers(
     #expect(try await Task.detached { try await cache.value(for: key) { 3 } }.ofValue() == 3)
     func held() -> Bool {
       let published = PublishedKey(valueType: ObjectIdentifier(Int.self), parts: key.storage)
-      return cache.store.published.withLock { ($0.offMain[published] as? OffMainFetch<Int>)?.ended != nil }
+      return cache.store.published.withLock { ($0.offMain[published] as? OffMainFetch<Int>)?.endedAt != nil }
     }
     #expect(held())
     clock.advance(by: .seconds(9))

@@ -13,11 +13,11 @@ protocol OffMainWork: AnyObject, Sendable {
 }
 
 /// A fetch that a `value(for:options:fetch:)` miss started off the main actor, and the callers waiting for it. Its task
-/// ends the callers itself and leaves its outcome here (``ended``) for the key's entry, unless the main actor adopted
+/// ends the callers itself and leaves its outcome here (``endedValue``, ``endedError``) for the key's entry, unless the main actor adopted
 /// the fetch first: then an entry runs it as its own fetch, and the task hands its outcome to that entry.
 ///
 /// `@unchecked Sendable`: the `var`s are read and written only under the lock of the store's `published` table, which
-/// holds the fetch — but ``ended``, written under it while the fetch is in the table and read by ``settle(in:)`` once
+/// holds the fetch — but the outcome (``endedValue``, ``endedError``, ``endedAt``), written under it while the fetch is in the table and read by ``settle(in:)`` once
 /// the main actor has taken the fetch out of the table under that lock, after which it is never written
 /// (Unsafe/README.md, invariant 12).
 @usableFromInline
@@ -28,20 +28,22 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline let fetch: @Sendable () async throws -> Value
   /// The task, once made: it is made after the fetch joined the table, outside the lock, so that a task that starts
   /// running at once does not run under it.
-  @usableFromInline var task: Task<Value, any Error>?
+  @usableFromInline var task: Task<Void, Never>?
   /// A cancellation asked for before ``task`` was set.
   @usableFromInline var isCancelled = false
-  /// The outcome, and when the fetch ended (the value's write time), once it ended before the main actor needed the
-  /// key.
-  @usableFromInline var ended: (outcome: Result<Value, any Error>, writtenAt: Duration)?
+  /// Once the fetch ended before the main actor needed the key: its value as published (`nil` after an error), and
+  /// when it ended (the value's write time).
+  @usableFromInline var endedValue: PublishedValueOf<Value>?
+  @usableFromInline var endedError: (any Error)?
+  @usableFromInline var endedAt: Duration?
   /// See ``OffMainWork/endedStamp``: unique per table, so that an expiry item never matches a later fetch.
   @usableFromInline var endedStamp: UInt64 = 0
-  @usableFromInline var endedAt: Duration? { ended?.writtenAt }
   /// After the main actor adopted the fetch: its outcome once it ended, and the adopting entry's fetch waiting for it.
-  @usableFromInline var adoptedOutcome: Result<Value, any Error>?
-  @usableFromInline var adopter: CheckedContinuation<Result<Value, any Error>, Never>?
+  /// Erased, like ``CallerFetch``'s state, so that the record's fields have one layout whatever `Value` is.
+  @usableFromInline var adoptedOutcome: Result<any Sendable, any Error>?
+  @usableFromInline var adopter: CheckedContinuation<Result<any Sendable, any Error>, Never>?
 
-  @usableFromInline
+  @inlinable
   init(key: CacheKey<Value>, callers: CallerFetch<Value>, fetch: @escaping @Sendable () async throws -> Value) {
     self.key = key
     self.callers = callers
@@ -53,8 +55,10 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline
   func settle(in store: CacheStore) {
     let entry = CacheEntry<Value>(key: store.erased(key), store: store)
-    if let ended {
-      entry.holdFetched(ended.outcome, writtenAt: ended.writtenAt, block: fetch)
+    if let endedAt {
+      let outcome: Result<Value, any Error> =
+        if let endedValue { .success(endedValue.value) } else { .failure(endedError ?? CancellationError()) }
+      entry.holdFetched(outcome, writtenAt: endedAt, block: fetch)
       store.insert(entry)
       entry.noteIfIdle(written: true)
     } else {

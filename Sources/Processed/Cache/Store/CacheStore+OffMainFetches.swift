@@ -38,7 +38,7 @@ extension CacheStore {
       guard table.isComplete, table.unappliedCalls == 0, table.rows[published] == nil else { return nil }
       if let work = table.offMain[published] {
         // A key's work without a row is a fetch in flight.
-        guard let running = work as? OffMainFetch<V>, running.ended == nil else { return nil }
+        guard let running = work as? OffMainFetch<V>, running.endedAt == nil else { return nil }
         return (running, running.callers.join(), false)
       }
       let running = OffMainFetch(key: key, callers: CallerFetch<V>(), fetch: fetch)
@@ -56,11 +56,11 @@ extension CacheStore {
   /// runs there until it first suspends: a fetch that answers without suspending ends before its caller would park.
   @inlinable
   nonisolated func start<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) {
-    let task: Task<V, any Error>
+    let task: Task<Void, Never>
     if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
-      task = Task.immediate { try await self.runOffMain(running, published) }
+      task = Task.immediate { await self.runOffMain(running, published) }
     } else {
-      task = Task { try await self.runOffMain(running, published) }
+      task = Task { await self.runOffMain(running, published) }
     }
     let cancelled = self.published.withLock { _ -> Bool in
       running.task = task
@@ -72,7 +72,7 @@ extension CacheStore {
   /// Cancels `running`'s task, or has it cancelled once it is made.
   @usableFromInline
   nonisolated func cancel<V>(_ running: OffMainFetch<V>) {
-    let task = published.withLock { _ -> Task<V, any Error>? in
+    let task = published.withLock { _ -> Task<Void, Never>? in
       running.isCancelled = true
       return running.task
     }
@@ -83,14 +83,15 @@ extension CacheStore {
   @usableFromInline
   nonisolated func adoptedOutcome<V>(of running: OffMainFetch<V>) async throws -> V {
     try await withTaskCancellationHandler {
-      try await withCheckedContinuation { (continuation: CheckedContinuation<Result<V, any Error>, Never>) in
-        let ended = published.withLock { _ -> Result<V, any Error>? in
+      try await withCheckedContinuation {
+        (continuation: CheckedContinuation<Result<any Sendable, any Error>, Never>) in
+        let ended = published.withLock { _ -> Result<any Sendable, any Error>? in
           if let outcome = running.adoptedOutcome { return outcome }
           running.adopter = continuation
           return nil
         }
         if let ended { continuation.resume(returning: ended) }
-      }.get()
+      }.get() as! V
     } onCancel: {
       cancel(running)
     }
@@ -98,7 +99,7 @@ extension CacheStore {
 
   /// The task of an ``OffMainFetch``: runs its block, then ends the fetch (``offMainFetchEnded``).
   @inlinable
-  nonisolated func runOffMain<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) async throws -> V {
+  nonisolated func runOffMain<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) async {
     let outcome: Result<V, any Error>
     do {
       outcome = .success(try await running.fetch())
@@ -106,7 +107,6 @@ extension CacheStore {
       outcome = .failure(error)
     }
     offMainFetchEnded(running, published, outcome)
-    return try outcome.get()
   }
 
   /// An ``OffMainFetch`` ended with `outcome`. Still the key's work (not adopted, not cancelled): its value's row is
@@ -125,7 +125,14 @@ extension CacheStore {
     }
     let now = clock.now()
     let deadline = now + gcTime
-    var adopter: CheckedContinuation<Result<V, any Error>, Never>?
+    // Version 0: no entry's yet (the entry made from the outcome has its own).
+    let value: PublishedValueOf<V>? =
+      if case .success(let value)? = kept {
+        PublishedValueOf(value, writtenAt: now, invalidated: false, version: 0)
+      } else {
+        nil
+      }
+    var adopter: CheckedContinuation<Result<any Sendable, any Error>, Never>?
     // The work it replaces and the outcomes it drops are released after the lock: the values' `deinit`s are the user's
     // code.
     let ended = self.published.withLock {
@@ -133,13 +140,15 @@ extension CacheStore {
       guard let current = table.offMain[published], current === running else {
         adopter = running.adopter
         running.adopter = nil
-        running.adoptedOutcome = outcome
+        running.adoptedOutcome = outcome.map { $0 as any Sendable }
         return nil
       }
       var sweeps = false
       var dropped: (any OffMainWork)?
       if let kept {
-        running.ended = (kept, now)
+        running.endedValue = value
+        if case .failure(let error) = kept { running.endedError = error }
+        running.endedAt = now
         table.lastEndedStamp += 1
         running.endedStamp = table.lastEndedStamp
         table.expiring.append((published, running.endedStamp, deadline))
@@ -147,20 +156,14 @@ extension CacheStore {
         table.isSweeping = true
         // The oldest outcome goes now if it expired: with a short `gcTime`, the tables stay small without the sweeper.
         dropped = table.dropFirstExpired(before: now)
-        // Version 0: no entry's yet (the entry made from the outcome has its own).
-        table.rows[published] =
-          if case .success(let value) = kept {
-            PublishedValueOf(value, writtenAt: now, invalidated: false, version: 0)
-          } else {
-            PublishedValue.absent
-          }
+        table.rows[published] = value ?? PublishedValue.absent
       } else {
         table.offMain[published] = nil
       }
       return (current, sweeps, dropped)
     }
     guard let ended else {
-      adopter?.resume(returning: outcome)
+      adopter?.resume(returning: outcome.map { $0 as any Sendable })
       return
     }
     running.callers.finish(kept ?? .failure(CancellationError()))
@@ -202,7 +205,7 @@ extension CacheStore {
   nonisolated func offMainCallerLeft<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) {
     let cancels = self.published.withLock { table -> Bool? in
       // An ended fetch has ended its callers: nothing to cancel.
-      guard let current = table.offMain[published], current === running, running.ended == nil else { return nil }
+      guard let current = table.offMain[published], current === running, running.endedAt == nil else { return nil }
       guard !running.callers.hasWaiters else { return false }
       table.offMain[published] = nil
       return true

@@ -155,7 +155,7 @@ class PublishedValue: @unchecked Sendable {
 final class PublishedValueOf<V: Sendable>: PublishedValue, @unchecked Sendable {
   @usableFromInline let value: V
 
-  @usableFromInline
+  @inlinable
   init(_ value: V, writtenAt: Duration, invalidated: Bool, version: UInt64) {
     self.value = value
     super.init(hasValue: true, writtenAt: writtenAt, invalidated: invalidated, version: version)

@@ -96,7 +96,7 @@ extension CacheEntry {
   /// The last caller waiting for `fetch`'s outcome was cancelled: the fetch is cancelled when no bound state waits
   /// for it either, and the entry stays as it was.
   func callerLeft(_ fetch: CallerFetch<Value>) {
-    guard callers === fetch, !fetch.hasWaiters else { return }
+    guard let current = callers, current.isSame(fetch), !fetch.hasWaiters else { return }
     callers = nil
     cancelFetchIfUnwaited()
     noteIfIdle()
