@@ -34,7 +34,7 @@ func omUntilCallers(
 ) async {
   if warmed {
     await ofUntil("\(count) callers wait off the main actor", sourceLocation: sourceLocation) {
-      (offMainFetch(cache, key)?.callers.waitingCount ?? 0) >= count
+      (offMainFetch(cache, key)?.waitingCount(in: cache.store) ?? 0) >= count
     }
     #expect(
       offMainFetch(cache, key) != nil, "the miss was not decided off the main actor", sourceLocation: sourceLocation)
@@ -398,5 +398,47 @@ func omCallers(
       #expect(published == onMain)
       if let onMain { #expect(onMain / 1_000 == id) }
     }
+  }
+
+  /// The main actor looked a key up and found no entry; before it inserts the one it makes, a miss of the key is decided
+  /// off the main actor (the key had no row yet). The new entry takes the miss over — its fetch in flight (`ended`
+  /// false) or its outcome — so one fetch runs, the caller gets its answer, and no second entry replaces this one.
+  @Test(arguments: [false, true])
+  func anEntryInsertedAfterAMissWasDecidedOffTheMainActorTakesItOver(ended: Bool) async throws {
+    let cache = try await omCache(warmed: true)
+    let key = CacheKey<Int>("om", "inserted")
+    let gate = ActorGate()
+    let fetches = OFCounter()
+    let caller = Task.detached {
+      try await cache.value(for: key) {
+        _ = fetches.next()
+        await gate.wait()
+        return 5
+      }
+    }
+    await ofUntil("the miss was decided off the main actor") { offMainFetch(cache, key) != nil }
+    await gate.untilWaiting(1)
+    if ended {
+      gate.open()
+      #expect(try await caller.ofValue() == 5)
+    }
+    let entry = await MainActor.run {
+      // What `makeEntry(for:)` does after a lookup that found nothing.
+      let entry = CacheEntry<Int>(key: cache.store.erased(key), store: cache.store)
+      cache.store.insert(entry)
+      #expect(offMainFetch(cache, key) == nil)
+      #expect(entry.isFetching == !ended)
+      return entry
+    }
+    if !ended {
+      gate.open()
+      #expect(try await caller.ofValue() == 5)
+    }
+    await MainActor.run {
+      #expect(cache.store.entry(for: key) === entry)
+      #expect(cache.value(for: key) == 5)
+    }
+    #expect(cache.store.publishedRead(for: key, staleTime: .seconds(3_600))?.value == 5)
+    #expect(fetches.value == 1)
   }
 }

@@ -5,25 +5,41 @@
 protocol OffMainWork: AnyObject, Sendable {
   /// Makes the key's entry from the work, on the main actor, once the work has left the table.
   @MainActor func settle(in store: CacheStore)
+  /// The key's new `entry`, just inserted, takes over the work, which has left the table (``CacheStore/insert(_:)``).
+  @MainActor func absorb(into entry: AnyCacheEntry, store: CacheStore)
   /// `0` while the fetch runs; once it ended and left its outcome, the number its ``PublishedTable/expiring`` item
   /// carries (read under the table's lock).
   var endedStamp: UInt64 { get }
   /// When the fetch ended and left its outcome; `nil` while it runs (read under the table's lock).
   var endedAt: Duration? { get }
+  /// The main actor took the work out of the table to make its key's entry (called under the table's lock): a fetch in
+  /// flight makes its callers, and joins the starter to them if it has not taken its part yet.
+  func willBeAdopted()
 }
 
 /// A fetch that a `value(for:options:fetch:)` miss started off the main actor, and the callers waiting for it. Its task
-/// ends the callers itself and leaves its outcome here (``endedValue``, ``endedError``) for the key's entry, unless the main actor adopted
-/// the fetch first: then an entry runs it as its own fetch, and the task hands its outcome to that entry.
+/// ends the callers itself and leaves its outcome here (``endedValue``, ``endedError``) for the key's entry, unless the
+/// main actor adopted the fetch first: then an entry runs it as its own fetch, and the task hands its outcome to that
+/// entry.
+///
+/// The caller that started the fetch is not one of ``callers`` at first (``starterWaits``): most fetches have that one
+/// caller, and one that answers without suspending ends before its caller needs to park, so it takes the outcome here
+/// (``outcome``) and no callers are made. It joins them only when it has to wait, or when the main actor adopts the
+/// fetch first (``willBeAdopted()``).
 ///
 /// `@unchecked Sendable`: the `var`s are read and written only under the lock of the store's `published` table, which
-/// holds the fetch — but the outcome (``endedValue``, ``endedError``, ``endedAt``), written under it while the fetch is in the table and read by ``settle(in:)`` once
-/// the main actor has taken the fetch out of the table under that lock, after which it is never written
-/// (Unsafe/README.md, invariant 12).
+/// holds the fetch — but the outcome (``endedValue``, ``endedError``, ``endedAt``) and ``callers`` of a fetch the main
+/// actor took out of the table under that lock: written before, never after, and read by ``settle(in:)`` and the
+/// adopting entry (Unsafe/README.md, invariant 12).
 @usableFromInline
 final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline let key: CacheKey<Value>
-  @usableFromInline let callers: CallerFetch<Value>
+  /// The callers who wait for the fetch, made for the first of them (``madeCallers``).
+  @usableFromInline var callers: CallerFetch<Value>?
+  /// The caller that started the fetch has neither joined ``callers`` nor taken the outcome yet: it counts as waiting.
+  @usableFromInline var starterWaits = true
+  /// The starter's caller number in ``callers`` when the main actor joined it there (``willBeAdopted()``); `0` if not.
+  @usableFromInline var starterID: UInt64 = 0
   /// The caller's block: what the key's entry fetches again once it has one (`invalidate`).
   @usableFromInline let fetch: @Sendable () async throws -> Value
   /// The task, once made: it is made after the fetch joined the table, outside the lock, so that a task that starts
@@ -31,6 +47,8 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline var task: Task<Void, Never>?
   /// A cancellation asked for before ``task`` was set.
   @usableFromInline var isCancelled = false
+  /// The fetch ended and the main actor had not adopted it: its callers were ended with ``outcome``.
+  @usableFromInline var isEnded = false
   /// Once the fetch ended before the main actor needed the key: its value as published (`nil` after an error), and
   /// when it ended (the value's write time).
   @usableFromInline var endedValue: PublishedValueOf<Value>?
@@ -44,10 +62,33 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline var adopter: CheckedContinuation<Result<any Sendable, any Error>, Never>?
 
   @inlinable
-  init(key: CacheKey<Value>, callers: CallerFetch<Value>, fetch: @escaping @Sendable () async throws -> Value) {
+  init(key: CacheKey<Value>, fetch: @escaping @Sendable () async throws -> Value) {
     self.key = key
-    self.callers = callers
     self.fetch = fetch
+  }
+
+  /// ``callers``, made if none were (under the table's lock).
+  @inlinable
+  var madeCallers: CallerFetch<Value> {
+    if let callers { return callers }
+    let made = CallerFetch<Value>()
+    callers = made
+    return made
+  }
+
+  /// How many callers wait, the starter included while ``starterWaits`` (for tests; takes the table's lock).
+  func waitingCount(in store: CacheStore) -> Int {
+    store.published.withLock { _ in (starterWaits ? 1 : 0) + (callers?.waitingCount ?? 0) }
+  }
+
+  @usableFromInline
+  func willBeAdopted() {
+    guard endedAt == nil else { return }
+    let callers = madeCallers
+    if starterWaits {
+      starterID = callers.join()
+      starterWaits = false
+    }
   }
 
   /// The main actor needs the key: an entry is made that holds the fetch's outcome as if it had fetched it, or that
@@ -56,9 +97,7 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   func settle(in store: CacheStore) {
     let entry = CacheEntry<Value>(key: store.erased(key), store: store)
     if let endedAt {
-      let outcome: Result<Value, any Error> =
-        if let endedValue { .success(endedValue.value) } else { .failure(endedError ?? CancellationError()) }
-      entry.holdFetched(outcome, writtenAt: endedAt, block: fetch)
+      entry.holdFetched(outcome(), writtenAt: endedAt, block: fetch)
       store.insert(entry)
       entry.noteIfIdle(written: true)
     } else {
@@ -66,12 +105,33 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
       entry.adopt(self)
     }
   }
+
+  @usableFromInline
+  func absorb(into entry: AnyCacheEntry, store: CacheStore) {
+    // The key's value type is part of the table's key.
+    guard let entry = entry as? CacheEntry<Value> else { preconditionFailure("an entry of another value type") }
+    if let endedAt {
+      entry.holdFetched(outcome(), writtenAt: endedAt, block: fetch)
+      entry.noteIfIdle(written: true)
+    } else {
+      entry.adopt(self)
+    }
+  }
+
+  /// What a fetch that ended left (``endedAt`` set), or what its callers ended with once ``isEnded``: the value, the
+  /// error kept, or `CancellationError` for a block that threw a control error (under the table's lock, or once the
+  /// fetch left the table).
+  @inlinable
+  func outcome() -> Result<Value, any Error> {
+    if let endedValue { .success(endedValue.value) } else { .failure(endedError ?? CancellationError()) }
+  }
 }
 
 extension CacheEntry {
   /// A new entry runs `offMain`'s fetch in flight as its own, for its callers (who now wait here).
   func adopt(_ offMain: OffMainFetch<Value>) {
-    let callers = offMain.callers
+    // Made when the main actor took the fetch out of the table (`willBeAdopted()`).
+    let callers = offMain.madeCallers
     let store = self.store
     self.callers = callers
     fetch(callers.answering { try await store.adoptedOutcome(of: offMain) }, options: nil, priority: nil)

@@ -34,21 +34,38 @@ extension CacheStore {
     else { return nil }
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
     if !processed_cache_was_used_off_main() { processed_cache_note_off_main() }
-    let joined = self.published.withLock { table -> (fetch: OffMainFetch<V>, caller: UInt64, starts: Bool)? in
+    let joined = self.published.withLock {
+      table -> (fetch: OffMainFetch<V>, callers: CallerFetch<V>?, caller: UInt64)? in
       guard table.isComplete, table.unappliedCalls == 0, table.rows[published] == nil else { return nil }
       if let work = table.offMain[published] {
         // A key's work without a row is a fetch in flight.
         guard let running = work as? OffMainFetch<V>, running.endedAt == nil else { return nil }
-        return (running, running.callers.join(), false)
+        let callers = running.madeCallers
+        return (running, callers, callers.join())
       }
-      let running = OffMainFetch(key: key, callers: CallerFetch<V>(), fetch: fetch)
+      let running = OffMainFetch(key: key, fetch: fetch)
       table.offMain[published] = running
-      return (running, running.callers.join(), true)
+      return (running, nil, 0)
     }
     guard let joined else { return nil }
-    if joined.starts { start(joined.fetch, published) }
-    return try await joined.fetch.callers.wait(joined.caller) {
-      self.offMainCallerLeft(joined.fetch, published)
+    let running = joined.fetch
+    var waiting = joined.callers.map { ($0, joined.caller) }
+    if waiting == nil {
+      // The starter (``OffMainFetch/starterWaits``): it takes the outcome of a fetch that ended while it started it, or
+      // joins the callers — unless the main actor adopted the fetch meanwhile and joined it for the starter.
+      start(running, published)
+      let ended = self.published.withLock { _ -> Result<V, any Error>? in
+        running.starterWaits = false
+        if running.isEnded { return running.outcome() }
+        let callers = running.madeCallers
+        waiting = (callers, running.starterID != 0 ? running.starterID : callers.join())
+        return nil
+      }
+      if let ended { return try ended.get() }
+    }
+    guard let (callers, caller) = waiting else { preconditionFailure("a caller that did not end joined the callers") }
+    return try await callers.wait(caller) {
+      self.offMainCallerLeft(running, published)
     }
   }
 
@@ -136,7 +153,7 @@ extension CacheStore {
     // The work it replaces and the outcomes it drops are released after the lock: the values' `deinit`s are the user's
     // code.
     let ended = self.published.withLock {
-      table -> (work: any OffMainWork, sweeps: Bool, dropped: (any OffMainWork)?)? in
+      table -> (work: any OffMainWork, callers: CallerFetch<V>?, sweeps: Bool, dropped: (any OffMainWork)?)? in
       guard let current = table.offMain[published], current === running else {
         adopter = running.adopter
         running.adopter = nil
@@ -145,6 +162,7 @@ extension CacheStore {
       }
       var sweeps = false
       var dropped: (any OffMainWork)?
+      running.isEnded = true
       if let kept {
         running.endedValue = value
         if case .failure(let error) = kept { running.endedError = error }
@@ -160,13 +178,13 @@ extension CacheStore {
       } else {
         table.offMain[published] = nil
       }
-      return (current, sweeps, dropped)
+      return (current, running.callers, sweeps, dropped)
     }
     guard let ended else {
       adopter?.resume(returning: outcome.map { $0 as any Sendable })
       return
     }
-    running.callers.finish(kept ?? .failure(CancellationError()))
+    ended.callers?.finish(kept ?? .failure(CancellationError()))
     if ended.sweeps { startSweeper() }
   }
 
@@ -205,15 +223,20 @@ extension CacheStore {
   nonisolated func offMainCallerLeft<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) {
     let cancels = self.published.withLock { table -> Bool? in
       // An ended fetch has ended its callers: nothing to cancel.
-      guard let current = table.offMain[published], current === running, running.endedAt == nil else { return nil }
-      guard !running.callers.hasWaiters else { return false }
+      guard !running.isEnded else { return false }
+      guard let current = table.offMain[published], current === running else { return nil }
+      guard !running.starterWaits, !(running.callers?.hasWaiters ?? false) else { return false }
       table.offMain[published] = nil
       return true
     }
     switch cancels {
     case true?: cancel(running)
     case false?: break
-    case nil: Task { @MainActor in self.entry(for: running.key)?.callerLeft(running.callers) }
+    case nil:
+      // Adopted: the entry runs the fetch for the callers, made when the main actor took it.
+      Task { @MainActor in
+        if let callers = running.callers { self.entry(for: running.key)?.callerLeft(callers) }
+      }
     }
   }
 
@@ -226,6 +249,21 @@ extension CacheStore {
       return (work, table.tookOffMain(work, published, expiredBefore: expiredBefore))
     }
     if let work, !work.expired { work.work.settle(in: self) }
+  }
+
+  /// A new entry of `published`'s key is being inserted: its row claims the key in the table (from now on its misses
+  /// go to the main actor), and the key's work off the main actor, decided since the key was looked up, is returned
+  /// for the entry to take over.
+  @MainActor
+  func claimOffMain(_ published: PublishedKey) -> (any OffMainWork)? {
+    let expiredBefore = clock.now() - gcTime
+    let work = self.published.withLock { table -> (work: any OffMainWork, expired: Bool)? in
+      defer { if table.rows[published] == nil { table.rows[published] = PublishedValue.absent } }
+      guard let work = table.offMain.removeValue(forKey: published) else { return nil }
+      return (work, table.tookOffMain(work, published, expiredBefore: expiredBefore))
+    }
+    guard let work, !work.expired else { return nil }
+    return work.work
   }
 
   /// The main actor is about to go over the entries: every key's work off the main actor becomes its entry.
@@ -255,6 +293,7 @@ extension PublishedTable {
       return true
     }
     if rows[key] == nil { rows[key] = PublishedValue.absent }
+    work.willBeAdopted()
     return false
   }
 

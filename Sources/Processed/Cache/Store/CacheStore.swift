@@ -230,7 +230,12 @@ final class CacheStore: Sendable {
   @usableFromInline @MainActor
   func insert(_ entry: AnyCacheEntry) {
     entries[entry.key] = entry
-    if hasPublished { entry.startPublishing() }
+    guard hasPublished else { return }
+    // A miss decided off the main actor since the key was looked up here (its work in the table) becomes this entry's.
+    if processed_cache_was_used_off_main(), let work = claimOffMain(PublishedKey(entry.key)) {
+      work.absorb(into: entry, store: self)
+    }
+    entry.startPublishing()
   }
 
   /// The entry of `erased`, whatever its value type.
