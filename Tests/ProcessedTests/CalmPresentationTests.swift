@@ -528,6 +528,37 @@ import Testing
     #expect(cache.value(for: CacheKey<Int>("held")) == 1)
   }
 
+  /// Cancelling the returned task of a cached load or refresh while the entry's answer is held for the minimum loading
+  /// time ends the call at once, drops the held answer and writes back what the spinner replaced (it waited for the
+  /// hold, and then wrote the answer).
+  @Test(arguments: [false, true])
+  func cancellingTheTaskOfACachedLoadDuringTheHoldRestores(refresh: Bool) async throws {
+    let model = PolicyModel()
+    let cache = LoadCache(staleTime: .seconds(60), clock: clock)
+    let history = StateRecorder(model.$results)
+    let key = CacheKey<Int>("held by the task")
+    let options = calm(minimum: 500, restoring: true)
+    let block: @MainActor () async throws -> Int = { [clock] in
+      try await clock.sleep(for: .milliseconds(100))
+      return 1
+    }
+    let task: Task<Void, Never> =
+      refresh
+      ? model.$results.refresh(key, in: cache, options: options, block: block)
+      : model.$results.load(key, in: cache, options: options, block: block)
+    try await clock.waitForSleepers(1)  // the fetch
+    clock.advance(by: .milliseconds(100))
+    try await clock.waitForSleepers(1)  // the hold
+    clock.advance(by: .milliseconds(100))
+    task.cancel()
+    try await task.value(timeLimit: .seconds(300), clock: clock)
+    #expect(history.values == [.loading, .absent])
+    #expect(clock.sleeperCount == 0)
+    clock.advance(by: .seconds(1))
+    #expect(model.results == .absent)
+    #expect(cache.value(for: key) == 1)  // the entry keeps its answer
+  }
+
   @Test func aLimitedLoadCountsItsDelayFromTheCallWhileItQueues() async throws {
     let limiter = LoadLimiter(maxConcurrent: 1)
     let first = PolicyModel()

@@ -291,8 +291,15 @@ extension StateHost {
         return .done
       case .waiting(let signal, let held):
         await LoadJoin.wait(until: signal)
-        // An outcome held for the minimum loading time: the load runs until it is written.
-        if let hold = held?.task { await hold.value }
+        // An outcome held for the minimum loading time: the load runs until it is written — or until it is cancelled,
+        // which drops it (a cancellation during the hold is a cancellation; the load then ends as cancelled).
+        if let hold = held?.task {
+          await withTaskCancellationHandler {
+            await hold.value
+          } onCancel: {
+            hold.cancel()
+          }
+        }
         return .done
       }
     } catch {
