@@ -151,7 +151,11 @@ extension IsolatedStateStorage {
     }
     let seed = restoreSeed ?? (state, mirroredVersion)
     let (epoch, seedState, seedVersion) = (mirrorEpoch, seed.state, seed.version)
+    // The load keeps its actor alive until it has ended and the owner has written its last change, as the task of a
+    // load run on the owner does (the storage holds the actor `unowned`, the mirror does not hold it).
+    let owner: any Actor = isolation
     return Task(priority: priority) {
+      defer { withExtendedLifetime(owner) {} }
       let started = await mirror.run(epoch, seed: seedState, seedVersion: seedVersion, operation)
       guard let started else { return }
       await withTaskCancellationHandler {
