@@ -441,4 +441,23 @@ func omCallers(
     #expect(cache.store.publishedRead(for: key, staleTime: .seconds(3_600))?.value == 5)
     #expect(fetches.value == 1)
   }
+
+  /// With a `gcTime` of zero, an outcome nobody uses goes at once: a miss decided off the main actor gives its callers
+  /// the fetch's answer and keeps nothing, so the next call fetches again and the cache holds no entry of the key.
+  @Test func withAGCTimeOfZeroAMissOffTheMainActorKeepsNothing() async throws {
+    let cache = LoadCache(staleTime: .seconds(3_600), gcTime: .zero)
+    #expect(try await Task.detached { try await cache.value(for: CacheKey<Int>("warm")) { 0 } }.ofValue() == 0)
+    let key = CacheKey<Int>("om", "gc zero")
+    let fetches = OFCounter()
+    for round in 1...3 {
+      let answer = try await Task.detached {
+        try await cache.value(for: key) { fetches.next() * 10 }
+      }.ofValue()
+      #expect(answer == round * 10)
+      #expect(offMainFetch(cache, key) == nil)
+      #expect(cache.store.publishedRead(for: key, staleTime: .seconds(3_600)) == nil)
+    }
+    #expect(fetches.value == 3)
+    await MainActor.run { #expect(cache.value(for: key) == nil) }
+  }
 }

@@ -163,9 +163,9 @@ extension CacheStore {
       var sweeps = false
       var dropped: (any OffMainWork)?
       running.isEnded = true
-      if let kept {
-        running.endedValue = value
-        if case .failure(let error) = kept { running.endedError = error }
+      running.endedValue = value
+      if case .failure(let error)? = kept { running.endedError = error }
+      if kept != nil, gcTime > .zero {
         running.endedAt = now
         table.lastEndedStamp += 1
         running.endedStamp = table.lastEndedStamp
@@ -176,6 +176,8 @@ extension CacheStore {
         dropped = table.dropFirstExpired(before: now)
         table.rows[published] = value ?? PublishedValue.absent
       } else {
+        // Nothing to keep: a block that threw a control error, or a `gcTime` of zero (an outcome nobody uses goes at
+        // once: the callers get it, and the key stays without a row).
         table.offMain[published] = nil
       }
       return (current, running.callers, sweeps, dropped)
