@@ -22,7 +22,8 @@ extension LoadCache {
   /// > Note: The cache's entries live on the main actor. Once this method or an actor-owned state has read the cache, a
   /// > hit of any of its keys returns without leaving the caller's thread (a stale hit's refresh is queued for the main
   /// > actor), and so does a miss of a key that has no entry: its callers start or join one fetch where they run, and
-  /// > its value is kept until the main actor needs the key or `gcTime` has passed — unless a write made off the main
+  /// > its value is kept until the main actor needs the key or `gcTime` has passed (with a `gcTime` of zero it is not
+  /// > kept: the cache then only shares one fetch among concurrent callers) — unless a write made off the main
   /// > actor (`set`, `invalidate`, `remove`, …) still waits to run there: then the call goes there, after the write. A
   /// > miss of a key with an entry (a state's fetch in flight, say), one with retry, a timeout, debounce, a limiter or
   /// > waiting for the network, or of a persisted key hops to the main actor too. The fetch itself runs where `fetch`
