@@ -54,6 +54,9 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline var endedValue: PublishedValueOf<Value>?
   @usableFromInline var endedError: (any Error)?
   @usableFromInline var endedAt: Duration?
+  /// The answer of a fetch whose outcome was not kept (a `gcTime` of zero), for the caller that started it. Erased, so
+  /// that the record's fields have one layout whatever `Value` is.
+  @usableFromInline var droppedValue: (any Sendable)?
   /// See ``OffMainWork/endedStamp``: unique per table, so that an expiry item never matches a later fetch.
   @usableFromInline var endedStamp: UInt64 = 0
   /// After the main actor adopted the fetch: its outcome once it ended, and the adopting entry's fetch waiting for it.
@@ -123,7 +126,10 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   /// fetch left the table).
   @inlinable
   func outcome() -> Result<Value, any Error> {
-    if let endedValue { .success(endedValue.value) } else { .failure(endedError ?? CancellationError()) }
+    if let endedValue { return .success(endedValue.value) }
+    // Every dropped answer was a `Value` (`offMainFetchEnded`).
+    if let droppedValue { return .success(droppedValue as! Value) }
+    return .failure(endedError ?? CancellationError())
   }
 }
 

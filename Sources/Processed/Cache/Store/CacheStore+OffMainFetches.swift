@@ -142,9 +142,11 @@ extension CacheStore {
     }
     let now = clock.now()
     let deadline = now + gcTime
+    // With a `gcTime` of zero an outcome nobody uses goes at once: the callers get it, and it is not kept.
+    let keeps = kept != nil && gcTime > .zero
     // Version 0: no entry's yet (the entry made from the outcome has its own).
     let value: PublishedValueOf<V>? =
-      if case .success(let value)? = kept {
+      if keeps, case .success(let value)? = kept {
         PublishedValueOf(value, writtenAt: now, invalidated: false, version: 0)
       } else {
         nil
@@ -154,7 +156,8 @@ extension CacheStore {
     // code.
     let ended = self.published.withLock {
       table -> (work: any OffMainWork, callers: CallerFetch<V>?, sweeps: Bool, dropped: (any OffMainWork)?)? in
-      guard let current = table.offMain[published], current === running else {
+      // One lookup for the check and the removal.
+      guard let index = table.offMain.index(forKey: published), table.offMain.values[index] === running else {
         adopter = running.adopter
         running.adopter = nil
         running.adoptedOutcome = outcome.map { $0 as any Sendable }
@@ -164,8 +167,12 @@ extension CacheStore {
       var dropped: (any OffMainWork)?
       running.isEnded = true
       running.endedValue = value
-      if case .failure(let error)? = kept { running.endedError = error }
-      if kept != nil, gcTime > .zero {
+      switch kept {
+      case .success(let answer)? where value == nil: running.droppedValue = answer
+      case .failure(let error)?: running.endedError = error
+      default: break
+      }
+      if keeps {
         running.endedAt = now
         table.lastEndedStamp += 1
         running.endedStamp = table.lastEndedStamp
@@ -176,11 +183,10 @@ extension CacheStore {
         dropped = table.dropFirstExpired(before: now)
         table.rows[published] = value ?? PublishedValue.absent
       } else {
-        // Nothing to keep: a block that threw a control error, or a `gcTime` of zero (an outcome nobody uses goes at
-        // once: the callers get it, and the key stays without a row).
-        table.offMain[published] = nil
+        // Nothing to keep: a block that threw a control error, or a `gcTime` of zero (the key stays without a row).
+        table.offMain.remove(at: index)
       }
-      return (current, running.callers, sweeps, dropped)
+      return (running, running.callers, sweeps, dropped)
     }
     guard let ended else {
       adopter?.resume(returning: outcome.map { $0 as any Sendable })
@@ -226,9 +232,12 @@ extension CacheStore {
     let cancels = self.published.withLock { table -> Bool? in
       // An ended fetch has ended its callers: nothing to cancel.
       guard !running.isEnded else { return false }
-      guard let current = table.offMain[published], current === running else { return nil }
+      // Adopted by an entry, which decides for it; one lookup for the check and the removal.
+      guard let index = table.offMain.index(forKey: published), table.offMain.values[index] === running else {
+        return nil
+      }
       guard !running.starterWaits, !(running.callers?.hasWaiters ?? false) else { return false }
-      table.offMain[published] = nil
+      table.offMain.remove(at: index)
       return true
     }
     switch cancels {
