@@ -127,7 +127,8 @@ extension CacheStore {
   }
 
   /// An ``OffMainFetch`` ended with `outcome`. Still the key's work (not adopted, not cancelled): its value's row is
-  /// published and its outcome left for the main actor, then its callers end. A block that threw a control error
+  /// published and its outcome left for the main actor (with a `gcTime` above zero; otherwise the key's work goes),
+  /// then its callers end. A block that threw a control error
   /// (`CancellationError`, `CancelLoadable`, `ResetLoadable`) keeps nothing and ends them with `CancellationError`.
   /// Adopted: the outcome goes to the adopting entry's fetch.
   @inlinable
