@@ -1,6 +1,5 @@
 import Processed
 import ProcessedTesting
-import Synchronization
 import Testing
 
 // An outsider's parity checks, written from SPEC.md ("Every face on any actor", "Calm presentation", "Paged lists",
@@ -36,7 +35,7 @@ private func outsiderUntil(
 
 /// Flags a block or a caller sets as it goes: "started", "returned", "cancelled", "ended", "deinit".
 final class OutsiderMarks: Sendable {
-  private let marks = Mutex<[String]>([])
+  private let marks = LockedBox<[String]>([])
   func mark(_ mark: String) { marks.withLock { $0.append(mark) } }
   func has(_ mark: String) -> Bool { marks.withLock { $0.contains(mark) } }
   func count(_ mark: String) -> Int { marks.withLock { $0.filter { $0 == mark }.count } }
@@ -51,7 +50,7 @@ struct OutsiderStamp<Value: Sendable & Equatable>: Equatable, Sendable, CustomSt
 
 /// What an observer recorded, readable from any isolation.
 final class OutsiderLog<Value: Sendable & Equatable>: Sendable {
-  private let stamps = Mutex<[OutsiderStamp<Value>]>([])
+  private let stamps = LockedBox<[OutsiderStamp<Value>]>([])
   func append(_ state: LoadableState<Value>, at time: Duration) {
     stamps.withLock { $0.append(OutsiderStamp(state: state, at: time)) }
   }

@@ -1,6 +1,5 @@
 import Processed
 import ProcessedTesting
-import Synchronization
 import Testing
 
 // Outsider tests of `LoadCache.value(for:options:fetch:)` called off the main actor (detached tasks), mixed with
@@ -91,7 +90,7 @@ func ooOutcome<V: Equatable & Sendable>(of task: Task<V, any Error>) async -> OO
 
 /// A log of values, appended from any thread.
 final class OOLog: Sendable {
-  private let box = Mutex<[Int]>([])
+  private let box = LockedBox<[Int]>([])
   func append(_ value: Int) { box.withLock { $0.append(value) } }
   var values: [Int] { box.withLock { $0 } }
 }

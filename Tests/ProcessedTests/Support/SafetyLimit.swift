@@ -1,4 +1,4 @@
-import Synchronization
+import Processed
 
 /// The one place the test support waits on real time: a safety limit that turns a wait which would hang (a bug) into
 /// a failure. A passing test never reaches it; time that a test is about runs on `TestClock`, and a block that must
@@ -47,11 +47,11 @@ private final class ResumedOnce {
 /// gives its object a side table whose pointer is stored encoded, which LeakSanitizer reports as leaked when the
 /// object is still alive at exit.)
 final class SafetyDeadline: Sendable {
-  private let expire: Mutex<(@MainActor () -> Void)?>
-  private let task = Mutex<Task<Void, Never>?>(nil)
+  private let expire: LockedBox<(@MainActor () -> Void)?>
+  private let task = LockedBox<Task<Void, Never>?>(nil)
 
   init(_ limit: Duration, _ expire: @escaping @MainActor () -> Void) {
-    self.expire = Mutex(expire)
+    self.expire = LockedBox(expire)
     // Strong: a weak reference to the deadline would be the side table the deadline exists to avoid. The cycle
     // with `task` ends when the task ends or the deadline is cancelled.
     self.task.withLock {
