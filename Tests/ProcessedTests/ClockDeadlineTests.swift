@@ -153,6 +153,27 @@ import Testing
     #expect(history.values == [.loading, .loaded(1)])
   }
 
+  /// A clock that jumps far ahead costs a long sleep one check, not one per day it jumped over: ten million years
+  /// would otherwise be 3.65 billion checks, holding the sleeper's actor for minutes (the main actor, for a load's
+  /// interrupt or timeout). A jump short of the deadline leaves the sleeper asleep, and time that has passed is not
+  /// slept again.
+  @Test func aSleepWokenByAJumpOfMillionsOfYearsChecksOnce() async throws {
+    let clock = TestClock()
+    let tenMillionYears = Duration.seconds(86_400 * 365 * 10_000_000)
+    let ended = LockedBox(false)
+    let sleeper = Task.detached {
+      try await DeadlineSleep.sleep(for: tenMillionYears * 2, on: clock)
+      ended.withLock { $0 = true }
+    }
+    try await clock.waitForSleepers(1)
+    clock.advance(by: tenMillionYears)
+    try await clock.waitForSleepers(1)  // asleep again, until a day after the jump
+    #expect(!ended.withLock { $0 })
+    clock.advance(by: tenMillionYears)
+    try await sleeper.value(timeLimit: .seconds(30))
+    #expect(ended.withLock { $0 })
+  }
+
   @Test func retryDelaysOfCenturiesAreDefinedAndCapped() {
     var generator = SystemRandomNumberGenerator()
     let centuries = Duration.seconds(10_000_000_000)  // about 317 years
