@@ -213,18 +213,17 @@ import Testing
   // MARK: Fresh hits off the main actor
 
   /// `value(for:)` from a task off the main actor, while the main actor is blocked: only a hit that needs no hop returns.
-  nonisolated static func readWhileTheMainActorIsBlocked(
-    _ cache: LoadCache, _ key: CacheKey<Int>
-  ) -> Int? {
-    readWhileTheMainActorIsBlocked(cache, [key])[0]
+  static func readWhileTheMainActorIsBlocked(_ cache: LoadCache, _ key: CacheKey<Int>) async -> Int? {
+    await readWhileTheMainActorIsBlocked(cache, [key])[0]
   }
 
   /// `keys`' values, read one after the other by one task off the main actor while the calling (main) thread is
   /// blocked: a read that needs the main actor cannot return meanwhile, and gives `nil`. One block for all the keys,
   /// so that a busy machine, where the task may wait its turn, blocks the main thread once, not once per key.
-  nonisolated static func readWhileTheMainActorIsBlocked(
-    _ cache: LoadCache, _ keys: [CacheKey<Int>]
-  ) -> [Int?] {
+  ///
+  /// The reading task starts at once rather than waiting, on a blocked thread, for the main thread to block: with two
+  /// such waits at once the main actor was seen to never run again on Linux (both threads of the pool blocked).
+  static func readWhileTheMainActorIsBlocked(_ cache: LoadCache, _ keys: [CacheKey<Int>]) async -> [Int?] {
     let result = LockedBox<(done: Bool, values: [Int?])>((false, []))
     let point = WaitPoint()
     Task.detached {
@@ -244,7 +243,7 @@ import Testing
     let cache = LoadCache(staleTime: .seconds(3_600))
     let key = CacheKey<Int>("user", 1)
     #expect(try await cache.value(for: key) { 7 } == 7)  // read once: published
-    #expect(Self.readWhileTheMainActorIsBlocked(cache, key) == 7)
+    #expect(await Self.readWhileTheMainActorIsBlocked(cache, key) == 7)
   }
 
   @Test func aMissOfAKeyWithoutAnEntryNeedsNoHopOnceTheCacheWasRead() async throws {
@@ -252,7 +251,7 @@ import Testing
     #expect(try await cache.value(for: CacheKey<Int>("warm")) { 0 } == 0)  // read once: every entry is published
     // Fetched (-1) and returned while the main thread is blocked.
     let keys = (1...20).map { CacheKey<Int>("user", $0) }
-    #expect(Self.readWhileTheMainActorIsBlocked(cache, keys) == Array(repeating: -1, count: 20))
+    #expect(await Self.readWhileTheMainActorIsBlocked(cache, keys) == Array(repeating: -1, count: 20))
     // The values are kept, as entries, once the main actor asks.
     #expect(cache.value(for: CacheKey<Int>("user", 3)) == -1)
     #expect(cache.count == 21)
@@ -262,7 +261,7 @@ import Testing
     let cache = LoadCache(staleTime: .zero)  // every value is stale as soon as it is written
     let key = CacheKey<Int>("user", 1)
     #expect(try await cache.value(for: key) { 7 } == 7)  // a miss; read once: published
-    #expect(Self.readWhileTheMainActorIsBlocked(cache, key) == 7)  // stale: returned, its refresh (-1) queued
+    #expect(await Self.readWhileTheMainActorIsBlocked(cache, key) == 7)  // stale: returned, its refresh (-1) queued
     #expect(cache.value(for: key) == -1 || cache.store.entry(for: key)?.isFetching == true)
     try await until { cache.value(for: key) == -1 }
   }

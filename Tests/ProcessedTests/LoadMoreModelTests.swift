@@ -60,6 +60,9 @@ final class PagingRun {
   private var nextID = 1
   /// What the blocks reported: which fetch ran, and the cursor a `loadMore` was given.
   private var started: [Int: Int?] = [:]
+  /// The ids in `started`, in the order the blocks ran; the first `checkedStarts` were checked.
+  private var startedOrder: [Int] = []
+  private var checkedStarts = 0
   private var log: [String] = []
   private(set) var failed = false
 
@@ -78,6 +81,7 @@ final class PagingRun {
         Issue.record("paging model: seed \(seed) diverged; last operations:\n\(log.suffix(20).joined(separator: "\n"))")
         break
       }
+      await Task.yield()  // one operation per turn of the main actor, so the tests beside it go on
     }
     // Every block waiting at a gate ends, so no task is left parked.
     for id in fetches.keys.sorted() { await finish(id, succeeding: true) }
@@ -126,6 +130,7 @@ final class PagingRun {
     let succeeds = random.percent(75)
     let block: @MainActor () async throws -> Feed = { [weak self] in
       self?.started[id] = .some(nil)
+      self?.startedOrder.append(id)
       await gate.wait()
       if !succeeds { throw Failure() }
       return result
@@ -148,6 +153,7 @@ final class PagingRun {
     let succeeds = random.percent(75)
     let block: @MainActor (Int) async throws -> Feed = { [weak self] cursor in
       self?.started[id] = cursor
+      self?.startedOrder.append(id)
       await gate.wait()
       if !succeeds { throw Failure() }
       return result
@@ -205,19 +211,21 @@ final class PagingRun {
       log.append("activity \(model.$feed.activity.phase), expected a load: \(current != nil)")
       ok = false
     }
-    // A block ran exactly for the fetches the model started, and a `loadMore` got the model's cursor.
-    for (id, cursor) in started {
-      guard let fetch = fetches[id] else { continue }
-      if case .more(_, let expectedCursor) = fetch.kind, cursor != expectedCursor {
-        log.append("loadMore #\(id) asked for \(String(describing: cursor)), expected \(expectedCursor)")
+    // A block ran exactly for the fetches the model started, and a `loadMore` got the model's cursor. Each block is
+    // checked once, at the first check after it started: a fetch's kind never changes, and a fetch the model started
+    // leaves `fetches` only for `finished`.
+    for id in startedOrder[checkedStarts...] {
+      if let fetch = fetches[id] {
+        if case .more(_, let expectedCursor) = fetch.kind, let cursor = started[id], cursor != expectedCursor {
+          log.append("loadMore #\(id) asked for \(String(describing: cursor)), expected \(expectedCursor)")
+          ok = false
+        }
+      } else if !finished.contains(id) {
+        log.append("block #\(id) ran, but the model started no fetch for it")
         ok = false
       }
     }
-    let ran = Set(started.keys)
-    if let stray = ran.first(where: { id in fetches[id] == nil && !finished.contains(id) }) {
-      log.append("block #\(stray) ran, but the model started no fetch for it")
-      ok = false
-    }
+    checkedStarts = startedOrder.count
     return ok
   }
 

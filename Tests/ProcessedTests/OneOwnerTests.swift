@@ -344,11 +344,9 @@ final class ModelBox<Model: AnyObject> {
         token.cancel()
         secondReturned.withLock { $0 = true }
       }
-      var writes = 0
-      while !(firstReturned.withLock({ $0 }) && secondReturned.withLock({ $0 })), writes < 100_000 {
-        model.count = .loaded(writes)
-        writes += 1
-      }
+      await backToBack(
+        while: { !(firstReturned.withLock { $0 } && secondReturned.withLock { $0 }) }, limit: 100_000
+      ) { model.count = .loaded($0) }
       model.count = .absent
       await first.value
       await second.value

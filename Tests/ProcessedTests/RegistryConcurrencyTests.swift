@@ -72,12 +72,8 @@ private struct WatchedToken {
         token.cancel()
         cancelReturned.withLock { $0 = true }
       }
-      // Write without suspending until the other thread reports that `cancel()` returned, then some more.
-      var writes = 0
-      while !cancelReturned.withLock({ $0 }), writes < 200_000 {
-        model.tick += 1
-        writes += 1
-      }
+      // Write back to back until the other thread reports that `cancel()` returned, then some more.
+      await backToBack(while: { !cancelReturned.withLock { $0 } }, limit: 200_000) { _ in model.tick += 1 }
       for _ in 0..<20 { model.tick += 1 }
       await canceller.value
     }
@@ -104,10 +100,8 @@ private struct WatchedToken {
         token.cancel()
         cancelReturned.withLock { $0 = true }
       }
-      var writes = 0
-      while !cancelReturned.withLock({ $0 }), writes < 200_000 {
-        state.wrappedValue = .loaded(writes)
-        writes += 1
+      await backToBack(while: { !cancelReturned.withLock { $0 } }, limit: 200_000) {
+        state.wrappedValue = .loaded($0)
       }
       for index in 0..<20 { state.wrappedValue = .loaded(index) }
       await canceller.value
@@ -167,11 +161,9 @@ private struct WatchedToken {
         })
     }
 
-    var writes = 0
-    while finishedTasks.withLock({ $0 }) < taskCount, writes < 500_000 {
+    await backToBack(while: { finishedTasks.withLock { $0 } < taskCount }, limit: 500_000) { writes in
       counter.set(writes)
       ticker.tick = writes
-      writes += 1
     }
     for task in tasks { await task.value }
 
@@ -231,11 +223,7 @@ private struct WatchedToken {
           }
         })
     }
-    var writes = 0
-    while model.observers.observerCount > 0, writes < 100_000 {
-      model.tick += 1
-      writes += 1
-    }
+    await backToBack(while: { model.observers.observerCount > 0 }, limit: 100_000) { _ in model.tick += 1 }
     for task in tasks { await task.value }
     model.tick += 1
     #expect(violations.withLock { $0 } == 0)

@@ -94,6 +94,7 @@ final class MBRun<Subject: MBSubject> {
       performed += 1
       verify(full: index % 25 == 24)
       if failed { break }
+      await Task.yield()  // one operation per turn of the main actor, so the tests beside it go on
     }
     step = operationCount
     await finish()

@@ -61,6 +61,7 @@ final class MutationModelRun {
       model.end()
       await settle()
       done += 1
+      await Task.yield()  // one operation per turn of the main actor, so the tests beside it go on
     }
     if !failed { await drain() }
     release()
