@@ -326,7 +326,9 @@ import Testing
     }
     #expect(limiter.waiting == 998)
     gate.open()
-    for task in tasks { await task.value }
+    // A load that never ends fails here instead of hanging the run.
+    let ended = await SafetyLimit.within(.seconds(30)) { for task in tasks { await task.value } }
+    #expect(ended, "a load's task never ended")
     #expect(states.filter { $0.wrappedValue == .loaded(1) }.count == 1_000)
     #expect(limiter.running == 0 && limiter.waiting == 0)
   }
