@@ -11,7 +11,8 @@ extension IsolatedStateStorage {
   /// cancellation): such a load runs through the mirror. `nil`: the load runs on the owner's own engine.
   @inlinable
   func calmOptions(_ options: LoadOptions?) -> LoadOptions.Resolved? {
-    guard let options = effectiveOptions(options) else { return nil }
+    // The declaration's options are resolved already; the common call, with neither, copies no `LoadOptions`.
+    guard let options else { return declaredOptions.flatMap { $0.presentsCalmly ? $0 : nil } }
     if options.loadingDelay == nil, options.minimumLoadingTime == nil, options.cancellation == .keepState {
       return nil
     }

@@ -33,8 +33,6 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   @usableFromInline @exclusivity(unchecked) var ownerID: ObjectIdentifier?
   @usableFromInline unowned var owner: (any Actor)?
   @usableFromInline var ownerName = ""
-  /// The owner again, weakly: how ``lastHandleWentAway()`` reaches it from any thread, also once it is gone.
-  weak var ownerAfterRelease: (any Actor)?
 
   // MARK: The current load
 
@@ -105,13 +103,18 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
     activitySlot?.close()
   }
 
-  /// The last wrapper copy and controller went away (``IsolatedStateHandle``), on any thread. No call reaches the
-  /// storage from now on but its running load's, on the owner; the fields read here were written by calls made
-  /// through a handle, before it went. The owner cancels the load and ends the observers (`states`) at its next
-  /// turn. With no owner — never pinned, or gone, and then no load runs (a running load holds its actor) — they end
-  /// here.
+  /// The last wrapper copy and controller went away (``IsolatedStateHandle``). No call reaches the storage from now on
+  /// but its running load's, on the owner; the fields read here were written by calls made through a handle, before
+  /// it went.
+  ///
+  /// While a load runs, its task holds the owner, so the owner lives: it cancels the load and ends the observers
+  /// (`states`) at its next turn. Otherwise they end here — on the owner (the handles live in its region), or while
+  /// the owner goes away (its stored wrapper is released by its `deinit`, on any thread), or for a state never pinned.
+  /// The owner is not held weakly to tell these apart: a weak reference gives the actor a side table, and every
+  /// retain and release of it, one per job its loads enqueue, would then take the runtime's slow path.
   func lastHandleWentAway() {
-    guard let owner = ownerAfterRelease else {
+    // `owner` is read only while a load runs, when its task holds the actor (reading a gone `unowned` owner traps).
+    guard tracker.isRunning, let owner else {
       mirror?.close()
       closeSlots()
       return
@@ -148,7 +151,6 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
     guard let ownerID else {
       self.ownerID = id
       owner = isolation
-      ownerAfterRelease = isolation
       ownerName = Self.describe(isolation)
       return
     }
