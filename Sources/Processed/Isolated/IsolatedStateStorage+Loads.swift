@@ -58,7 +58,11 @@ extension IsolatedStateStorage {
       ? LoadPhases.firstActivity(debounce: plan.debounce, usesLimiter: usesLimiter) : nil
     // Isolated to the owner (it uses `isolation`), so it runs there and may hold this storage.
     let task = Task(priority: priority) { [plan] in
-      await self.execute(plan, id: id, isolation: isolation)
+      if plan.needsPhases {
+        await self.executePhases(plan, id: id, isolation: isolation)
+      } else {
+        await self.execute(plan, id: id, isolation: isolation)
+      }
     }
     tracker.begin(id, task: task)
     tracker.reservation = reserved

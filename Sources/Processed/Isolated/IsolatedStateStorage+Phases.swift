@@ -4,17 +4,26 @@
 extension IsolatedStateStorage: PhaseHost {
   @usableFromInline typealias Plan = IsolatedPlan<State>
 
-  /// The body of a load's task, on the owner.
-  @inlinable
-  func execute(_ plan: IsolatedPlan<State>, id: UInt64, isolation: isolated (any Actor)) async {
+  /// The body of a load with options or interrupts, on the owner: ``PhaseDriver``.
+  @inlinable @inline(never)
+  func executePhases(_ plan: IsolatedPlan<State>, id: UInt64, isolation: isolated (any Actor)) async {
     await LoadContext.binding.withValue(LoadContext(id: id, sink: self)) {
-      let outcome: LoadOutcome<State>
-      if plan.needsPhases {
-        outcome = await PhaseDriver.run(plan, id: id, host: self, isolation: isolation)
-      } else {
-        var thrown: (any Error)?
-        outcome = await runBody(plan, id: id, thrown: &thrown, isolation: isolation)
-      }
+      let outcome = await PhaseDriver.run(plan, id: id, host: self, isolation: isolation)
+      finish(id, with: outcome, keepingContent: plan.keepsContent)
+    }
+  }
+
+  /// The body of a plain load, on the owner: its block, run once.
+  ///
+  /// `isolation` is optional, as the task-local binding's and ``IsolatedPlan/run(thrown:isolation:yield:)``'s are:
+  /// with one value for the owner throughout, the optimizer drops the hops between them (each `await` of a function
+  /// isolated to its own parameter hops to it, a `swift_task_switch` even when the task is on that actor already;
+  /// with the owner typed two ways, a plain load made eight per cycle).
+  @inlinable
+  func execute(_ plan: IsolatedPlan<State>, id: UInt64, isolation: isolated (any Actor)?) async {
+    await LoadContext.binding.withValue(LoadContext(id: id, sink: self)) {
+      var thrown: (any Error)?
+      let outcome = await runBody(plan, id: id, thrown: &thrown, isolation: isolation)
       finish(id, with: outcome, keepingContent: plan.keepsContent)
     }
   }
@@ -23,7 +32,7 @@ extension IsolatedStateStorage: PhaseHost {
   /// yield writes while the load may still write.
   @inlinable
   func runBody(
-    _ plan: IsolatedPlan<State>, id: UInt64, thrown: inout (any Error)?, isolation: isolated (any Actor)
+    _ plan: IsolatedPlan<State>, id: UInt64, thrown: inout (any Error)?, isolation: isolated (any Actor)?
   ) async -> LoadOutcome<State> {
     await plan.run(thrown: &thrown, isolation: isolation) { state in
       if self.mayWrite(id) { self.store(state) }
