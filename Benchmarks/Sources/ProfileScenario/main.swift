@@ -7,6 +7,7 @@
 //                        cycle, a key set and removed)
 //        ProfileScenario backtoback|handbacktoback [count]   (the benchmark's back-to-back row: rounds of 10,000 loads)
 //        ProfileScenario isocycle|isotaskcycle|handisocycle|handisotaskcycle [count] [rounds]   (actor-owned load cycles)
+//        ProfileScenario isobarecycle|isobaretaskcycle|handbarecycle [count]   (the same with no observer; the bare actor)
 import Foundation
 import HandWritten
 import Processed
@@ -195,6 +196,12 @@ func backToBack(_ scenario: String) async {
     let owner = IsolatedOwner()
     await owner.observe(into: sink)
     await owner.cycles(count, taskForm: scenario == "isotaskcycle")
+  case "isobarecycle", "isobaretaskcycle":
+    // No observer (the benchmark's bare rows).
+    let owner = IsolatedOwner()
+    await owner.cycles(count, taskForm: scenario == "isobaretaskcycle")
+  case "handbarecycle":
+    await HandBareActorLoader().cycles(count)
   case "handisocycle", "handisotaskcycle":
     let sink = Sink()
     let hand = HandActorLoader { sink.take($0) }
