@@ -8,6 +8,7 @@
 //        ProfileScenario backtoback|handbacktoback [count]   (the benchmark's back-to-back row: rounds of 10,000 loads)
 //        ProfileScenario isocycle|isotaskcycle|handisocycle|handisotaskcycle [count] [rounds]   (actor-owned load cycles)
 //        ProfileScenario isobarecycle|isobaretaskcycle|handbarecycle [count]   (the same with no observer; the bare actor)
+//        ProfileScenario valuemiss|handvaluemiss [count]   (a `value(for:)` miss cycle from a detached task; the actor singleflight)
 import Foundation
 import HandWritten
 import Processed
@@ -202,6 +203,21 @@ func backToBack(_ scenario: String) async {
     await owner.cycles(count, taskForm: scenario == "isobaretaskcycle")
   case "handbarecycle":
     await HandBareActorLoader().cycles(count)
+  case "valuemiss", "handvaluemiss":
+    // The benchmark's `value(for:)` miss cycle, from a detached task: a key never asked for before on every call.
+    let cache = LoadCache(staleTime: .zero, gcTime: .zero)
+    let hand = HandSingleflight()
+    let sum = try! await Task.detached {
+      var sum = 0
+      for i in 0..<count {
+        sum &+=
+          scenario == "valuemiss"
+          ? try await cache.value(for: CacheKey<Int>("m", i)) { i }
+          : try await hand.value(for: HandCacheKey("m", i)) { i }
+      }
+      return sum
+    }.value
+    precondition(sum == (0..<count).reduce(0, &+), "wrong answers")
   case "handisocycle", "handisotaskcycle":
     let sink = Sink()
     let hand = HandActorLoader { sink.take($0) }
