@@ -1,3 +1,4 @@
+import Dispatch
 import ProcessedTesting
 import Testing
 
@@ -81,6 +82,38 @@ import Testing
       yield(.loaded(2))
     }
     #expect(state.projectedValue.activity.progress == nil)
+  }
+
+  /// A load started where no task runs — a main-queue callback, as a UI event handler is — binds its context all the
+  /// same: its block's reports are its progress.
+  @Test func aLoadStartedOutsideAnyTaskReportsProgress() async {
+    let state = Loadable<Int>()
+    var fractions: [Double?] = []
+    let token = state.projectedValue.observeActivity { fractions.append($0.progress?.fraction) }
+    let gate = Gate()
+    let started: Task<Void, Never>? = await withCheckedContinuation { continuation in
+      DispatchQueue.main.async {
+        MainActor.assumeIsolated {
+          let outsideAnyTask = withUnsafeCurrentTask { $0 == nil }
+          let task: Task<Void, Never> = state.projectedValue.load {
+            LoadProgress.report(fraction: 0.5)
+            await gate.wait()
+            return 1
+          }
+          continuation.resume(returning: outsideAnyTask ? task : nil)
+        }
+      }
+    }
+    guard let started else {
+      Issue.record("the main-queue callback ran inside a task")
+      return
+    }
+    await until(.activity(of: state.projectedValue)) { state.projectedValue.activity.progress?.fraction == 0.5 }
+    gate.open()
+    await started.value
+    #expect(fractions == [nil, 0.5, nil])
+    #expect(state.wrappedValue == .loaded(1))
+    token.cancel()
   }
 
   @Test func processesReportProgressToo() async {

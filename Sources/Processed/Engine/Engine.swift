@@ -73,9 +73,7 @@ extension StateHost {
     let host = hostReference
     // Captured as a constant: a captured `var` would be boxed on the heap.
     let launched = plan
-    let task = Task(priority: priority) {
-      await Self.execute(launched, id: id, host: host)
-    }
+    let task = Self.makeTask(launched, id: id, host: host, priority: priority)
     tracker.begin(id, task: task)
     tracker.reservation = reservation
     if plan.appendsPage { tracker.isLoadingMore = true }
@@ -236,24 +234,30 @@ extension StateHost {
 
   // MARK: Running
 
-  /// The body of a load's task. Always inlined, like `runBody`: each async function a task enters on the main actor
-  /// costs it an executor check, so a load's task enters as few as the hand-written boilerplate does.
+  /// Makes a load's task, bound to the load's context (for progress reports from its block, `LoadProgress.report`).
+  ///
+  /// The context is bound around the task's creation, which copies it into the task, rather than inside the task with
+  /// `withValue`'s `async` form: that form takes its isolation as an `(any Actor)?`, another value than the one each
+  /// `@MainActor` function hops to, and the optimizer keeps every hop between them (a `swift_task_switch` each, which
+  /// costs its thread-local and executor lookups even on the actor the task runs on: twelve per load cycle, against the
+  /// hand-written task's three). A cache binding's wait reports no progress: it needs no context.
   @inlinable @inline(__always)
-  static func execute(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
-    // A cache binding's wait reports no progress: it needs no context.
+  static func makeTask(
+    _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, priority: TaskPriority?
+  ) -> Task<Void, Never> {
     if case .waiting = plan.work {
-      await executeInContext(plan, id: id, host: host)
-      return
+      return Task(priority: priority) { await execute(plan, id: id, host: host) }
     }
-    // The load's context, for progress reports from its block (`LoadProgress.report`).
-    await LoadContext.binding.withValue(LoadContext(id: id, sink: host)) {
-      await executeInContext(plan, id: id, host: host)
+    return LoadContext.binding.withValue(LoadContext(id: id, sink: host)) {
+      Task(priority: priority) { await execute(plan, id: id, host: host) }
     }
   }
 
-  /// ``execute(_:id:host:)`` once the load's context is bound (or needs none).
+  /// The body of a load's task, its context bound (``makeTask(_:id:host:priority:)``). Always inlined, like `runBody`:
+  /// each async function a task enters on the main actor costs it an executor check, so a load's task enters as few
+  /// as the hand-written boilerplate does.
   @inlinable @inline(__always)
-  static func executeInContext(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
+  static func execute(_ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>) async {
     let outcome: LoadOutcome<State>
     if plan.shape == nil {
       var thrown: (any Error)?
