@@ -460,4 +460,29 @@ func omCallers(
     #expect(fetches.value == 3)
     await MainActor.run { #expect(cache.value(for: key) == nil) }
   }
+
+  /// Offline, a miss off the main actor of a warmed cache is not fetched there: it goes to the main actor, whose entry
+  /// waits for the network (its fetch paused, nothing run) and fetches once the network is back. With
+  /// `networkMode: .always` the miss is decided off the main actor at once, offline too.
+  @Test func offlineAMissOffTheMainActorWaitsForTheNetworkUnlessItsModeIsAlways() async throws {
+    let cache = try await omCache(warmed: true)
+    cache.setOnline(false)
+    let fetches = OFCounter()
+    let key = CacheKey<Int>("om", "offline")
+    let caller = Task.detached { try await cache.value(for: key) { fetches.next() * 10 } }
+    await ofUntil("the miss waits for the network at its entry") {
+      await MainActor.run { cache.store.entry(for: key)?.isPaused == true }
+    }
+    #expect(offMainFetch(cache, key) == nil)
+    #expect(fetches.value == 0)
+    let always = CacheKey<Int>("om", "offline, always")
+    let answer = try await Task.detached {
+      try await cache.value(for: always, options: LoadOptions(networkMode: .always)) { fetches.next() * 10 }
+    }.ofValue()
+    #expect(answer == 10)
+    #expect(offMainFetch(cache, always)?.endedAt != nil, "the miss was not decided off the main actor")
+    cache.setOnline(true)
+    #expect(try await caller.ofValue() == 20)
+    #expect(fetches.value == 2)
+  }
 }

@@ -30,6 +30,7 @@ extension LoadCache {
   /// - Parameter online: Whether the network is reachable now. The cache starts online.
   public func setOnline(_ online: Bool) {
     store.environment.withLock { $0.isOnline = online }
+    store.published.withLock { $0.isOnline = online }
     store.onMainActor { $0.environmentChanged() }
   }
 

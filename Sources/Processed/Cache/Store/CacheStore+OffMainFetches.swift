@@ -29,14 +29,15 @@ extension CacheStore {
   nonisolated func valueOffMain<V>(
     for key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V? {
-    guard key.persistence == nil, options.map(\.fetchIsBlockAlone) ?? true, !MainQueue.isCurrent,
-      options?.networkMode == .always || environment.withLock({ $0.isOnline })
-    else { return nil }
+    guard key.persistence == nil, options.map(\.fetchIsBlockAlone) ?? true, !MainQueue.isCurrent else { return nil }
+    let waitsForNetwork = options?.networkMode != .always
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
     if !processed_cache_was_used_off_main() { processed_cache_note_off_main() }
     let joined = self.published.withLock {
       table -> (fetch: OffMainFetch<V>, callers: CallerFetch<V>?, caller: UInt64)? in
-      guard table.isComplete, table.unappliedCalls == 0, table.rows[published] == nil else { return nil }
+      guard table.isComplete, table.unappliedCalls == 0, table.isOnline || !waitsForNetwork,
+        table.rows[published] == nil
+      else { return nil }
       if let work = table.offMain[published] {
         // A key's work without a row is a fetch in flight.
         guard let running = work as? OffMainFetch<V>, running.endedAt == nil else { return nil }
@@ -52,16 +53,19 @@ extension CacheStore {
     var waiting = joined.callers.map { ($0, joined.caller) }
     if waiting == nil {
       // The starter (``OffMainFetch/starterWaits``): it takes the outcome of a fetch that ended while it started it, or
-      // joins the callers — unless the main actor adopted the fetch meanwhile and joined it for the starter.
-      start(running, published)
-      let ended = self.published.withLock { _ -> Result<V, any Error>? in
+      // joins the callers — unless the main actor adopted the fetch meanwhile and joined it for the starter. One lock
+      // keeps the task and takes the starter's part.
+      let task = makeTask(running, published)
+      let ended = self.published.withLock { _ -> (outcome: Result<V, any Error>?, cancels: Bool) in
+        running.task = task
         running.starterWaits = false
-        if running.isEnded { return running.outcome() }
+        if running.isEnded { return (running.outcome(), false) }
         let callers = running.madeCallers
         waiting = (callers, running.starterID != 0 ? running.starterID : callers.join())
-        return nil
+        return (nil, running.isCancelled)
       }
-      if let ended { return try ended.get() }
+      if ended.cancels { task.cancel() }
+      if let outcome = ended.outcome { return try outcome.get() }
     }
     guard let (callers, caller) = waiting else { preconditionFailure("a caller that did not end joined the callers") }
     return try await callers.wait(caller) {
@@ -69,21 +73,16 @@ extension CacheStore {
     }
   }
 
-  /// Starts `running`'s task. Where the toolchain has `Task.immediate`, the fetch starts on the caller's thread and
-  /// runs there until it first suspends: a fetch that answers without suspending ends before its caller would park.
+  /// Makes `running`'s task; the caller keeps it in ``OffMainFetch/task`` (and cancels it if ``OffMainFetch/isCancelled``
+  /// was set meanwhile). Where the toolchain has `Task.immediate`, the fetch starts on the caller's thread and runs there
+  /// until it first suspends: a fetch that answers without suspending ends before its caller would park.
   @inlinable
-  nonisolated func start<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) {
-    let task: Task<Void, Never>
+  nonisolated func makeTask<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) -> Task<Void, Never> {
     if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
-      task = Task.immediate { await self.runOffMain(running, published) }
+      return Task.immediate { await self.runOffMain(running, published) }
     } else {
-      task = Task { await self.runOffMain(running, published) }
+      return Task { await self.runOffMain(running, published) }
     }
-    let cancelled = self.published.withLock { _ -> Bool in
-      running.task = task
-      return running.isCancelled
-    }
-    if cancelled { task.cancel() }
   }
 
   /// Cancels `running`'s task, or has it cancelled once it is made.
@@ -141,10 +140,11 @@ extension CacheStore {
     case .failure(let error):
       if case .write = LoadOutcome<Void>(error: error, failure: { _ in () }) { kept = outcome } else { kept = nil }
     }
-    let now = clock.now()
-    let deadline = now + gcTime
-    // With a `gcTime` of zero an outcome nobody uses goes at once: the callers get it, and it is not kept.
+    // With a `gcTime` of zero an outcome nobody uses goes at once: the callers get it, and it is not kept (and no clock
+    // is read).
     let keeps = kept != nil && gcTime > .zero
+    let now = keeps ? clock.now() : .zero
+    let deadline = now + gcTime
     // Version 0: no entry's yet (the entry made from the outcome has its own).
     let value: PublishedValueOf<V>? =
       if keeps, case .success(let value)? = kept {

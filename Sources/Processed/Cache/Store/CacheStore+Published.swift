@@ -14,14 +14,16 @@ extension CacheStore {
   func publishedRead<V>(for key: CacheKey<V>, staleTime: Duration) -> (value: V, fresh: Bool)? {
     // Keyed by the value type and the key's parts as the key holds them: a lookup builds no array.
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
-    let now = clock.now()
-    // Read under the lock: the row is not retained on the way out.
-    return self.published.withLock { table -> (value: V, fresh: Bool)? in
+    // Read under the lock: the row is not retained on the way out. The clock is read after it, and only for a value:
+    // a miss reads no clock.
+    let found = self.published.withLock { table -> (value: V, writtenAt: Duration, invalidated: Bool)? in
       guard let row = table.row(published), row.hasValue else { return nil }
-      let fresh = Freshness.isFresh(
-        writtenAt: row.writtenAt, invalidated: row.invalidated, staleTime: staleTime, now: now)
-      return (row.value(as: V.self), fresh)
+      return (row.value(as: V.self), row.writtenAt, row.invalidated)
     }
+    guard let found else { return nil }
+    let fresh = Freshness.isFresh(
+      writtenAt: found.writtenAt, invalidated: found.invalidated, staleTime: staleTime, now: clock.now())
+    return (found.value, fresh)
   }
 
   /// The value of `key` as the published table shows it now, its version, and whether it is fresh for `staleTime`;
@@ -95,6 +97,9 @@ struct PublishedTable: Sendable {
   /// The keys of misses decided off the main actor that have no entry yet: a fetch in flight, or its outcome on its way
   /// to the main actor. Each key here has no entry, and a row only once its fetch has ended.
   @usableFromInline var offMain: [PublishedKey: any OffMainWork] = [:]
+  /// Whether the cache was last told the network is reachable (``LoadCache/setOnline(_:)``, which sets it with the
+  /// store's `environment`): read with ``offMain``, so that a miss off the main actor takes one lock.
+  @usableFromInline var isOnline = true
   /// The outcomes in ``offMain`` with the time their entry would be collected (`gcTime` after their fetch ended), in
   /// the order they ended; an item whose outcome left ``offMain`` meanwhile is skipped.
   @usableFromInline var expiring: [(key: PublishedKey, stamp: UInt64, deadline: Duration)] = []
