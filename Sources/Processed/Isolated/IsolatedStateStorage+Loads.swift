@@ -57,13 +57,10 @@ extension IsolatedStateStorage {
       plan.debounce != nil || usesLimiter
       ? LoadPhases.firstActivity(debounce: plan.debounce, usesLimiter: usesLimiter) : nil
     // Isolated to the owner (it uses `isolation`), so it runs there and may hold this storage.
-    let task = Task(priority: priority) { [plan] in
-      if plan.needsPhases {
-        await self.executePhases(plan, id: id, isolation: isolation)
-      } else {
-        await self.execute(plan, id: id, isolation: isolation)
-      }
-    }
+    let task =
+      plan.needsPhases
+      ? Task(priority: priority) { [plan] in await self.executePhases(plan, id: id, isolation: isolation) }
+      : makePlainTask(plan, id: id, priority: priority, isolation: isolation)
     tracker.begin(id, task: task)
     tracker.reservation = reserved
     phase = firstPhase
@@ -73,6 +70,15 @@ extension IsolatedStateStorage {
     }
     publishActivity()
     return task
+  }
+
+  /// The task of a plain load: isolated to `isolation` typed as the optional that ``execute(_:id:isolation:)`` takes,
+  /// so that the task's first hop and the body's are to one value, and the optimizer drops the second.
+  @inlinable @inline(__always)
+  func makePlainTask(
+    _ plan: consuming IsolatedPlan<State>, id: UInt64, priority: TaskPriority?, isolation: isolated (any Actor)?
+  ) -> Task<Void, Never> {
+    Task(priority: priority) { [plan] in await self.execute(plan, id: id, isolation: isolation) }
   }
 
   /// Starts a load for an `async` caller and returns what the caller waits for: the load's id and task. The caller

@@ -18,8 +18,8 @@ extension IsolatedStateStorage: PhaseHost {
   /// `isolation` is optional, as the task-local binding's and ``IsolatedPlan/run(thrown:isolation:yield:)``'s are:
   /// with one value for the owner throughout, the optimizer drops the hops between them (each `await` of a function
   /// isolated to its own parameter hops to it, a `swift_task_switch` even when the task is on that actor already;
-  /// with the owner typed two ways, a plain load made eight per cycle).
-  @inlinable
+  /// with the owner typed two ways, a plain load made eight per cycle; see ``makePlainTask(_:id:priority:isolation:)``).
+  @inlinable @inline(__always)
   func execute(_ plan: IsolatedPlan<State>, id: UInt64, isolation: isolated (any Actor)?) async {
     await LoadContext.binding.withValue(LoadContext(id: id, sink: self)) {
       var thrown: (any Error)?
