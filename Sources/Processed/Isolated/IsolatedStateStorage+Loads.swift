@@ -15,7 +15,8 @@ extension IsolatedStateStorage {
       plan.keepsContent = true
       silently = true
     }
-    guard let resolved = options.map(LoadOptions.Resolved.init) ?? declaredOptions else {
+    // Compared with `nil` before it is bound: binding a `LoadOptions?` copies it whole, also when it is `nil`.
+    guard let resolved = options != nil ? options.map(LoadOptions.Resolved.init) : declaredOptions else {
       LoadCallMark.note(&lastLoadCall, on: plan.clock)
       return launch(plan, writingStartState: !silently, priority: priority, isolation: isolation)
     }
