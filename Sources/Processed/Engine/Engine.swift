@@ -35,7 +35,8 @@ extension StateHost {
   /// has interrupts, or the state times its calls for a `.leading` debounce).
   @inlinable
   func resolveOptions(_ options: LoadOptions?, interrupted: Bool) -> LoadOptions.Resolved? {
-    guard let options else { return declaredOptions }
+    // Compared with `nil` before it is bound: binding a `LoadOptions?` copies it whole, also when it is `nil`.
+    guard options != nil, let options else { return declaredOptions }
     if options.isPlain, !interrupted, lastLoadCall == nil { return nil }
     return LoadOptions.Resolved(options)
   }
