@@ -246,12 +246,18 @@ extension StateHost {
   static func makeTask(
     _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, priority: TaskPriority?
   ) -> Task<Void, Never> {
-    if case .waiting = plan.work {
-      return Task(priority: priority) { await execute(plan, id: id, host: host) }
-    }
+    if case .waiting = plan.work { return spawn(plan, id: id, host: host, priority: priority) }
     return LoadContext.binding.withValue(LoadContext(id: id, sink: host)) {
-      Task(priority: priority) { await execute(plan, id: id, host: host) }
+      spawn(plan, id: id, host: host, priority: priority)
     }
+  }
+
+  /// The task itself: one closure, so that the body (``execute(_:id:host:)``, inlined into it) is compiled once.
+  @inlinable
+  static func spawn(
+    _ plan: LoadPlan<State>, id: UInt64, host: HostReference<Self>, priority: TaskPriority?
+  ) -> Task<Void, Never> {
+    Task(priority: priority) { await execute(plan, id: id, host: host) }
   }
 
   /// The body of a load's task, its context bound (``makeTask(_:id:host:priority:)``). Always inlined, like `runBody`:
