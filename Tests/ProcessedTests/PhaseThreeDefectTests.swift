@@ -103,9 +103,32 @@ private final class BlockProbe: Sendable {
 
 private typealias JobState = ProcessState<SingleProcess>
 
+/// An actor with a stored actor-owned state, released by the test.
+private actor StateHolder {
+  @IsolatedLoadable var value: LoadableState<Int> = .absent
+
+  func states() -> AsyncStream<LoadableState<Int>> { $value.states }
+
+  func loadOnce() async { await $value.load { 7 } }
+}
+
 /// An actor that starts a load (or run) on a standalone actor-owned wrapper local to a method, and lets the wrapper
 /// go away when the method returns.
 private actor DetailService {
+  /// Hands a standalone wrapper's `states` to a collecting task, runs one load to its end, and returns the collecting
+  /// task. The wrapper goes away with the method, with no load running.
+  func loadToTheEndAndDropTheState() async -> Task<[LoadableState<Int>], Never> {
+    let state = IsolatedLoadable<Int>()
+    let states = state.projectedValue.states
+    let collector = Task {
+      var seen: [LoadableState<Int>] = []
+      for await element in states { seen.append(element) }
+      return seen
+    }
+    await state.projectedValue.load { 1 }
+    return collector
+  }
+
   /// Starts a load whose block waits until it is cancelled, hands the wrapper's `states` to a collecting task, waits
   /// until the block runs, and returns the collecting task. The wrapper goes away with the method.
   func loadAndDropTheState(_ probe: BlockProbe) async -> Task<[LoadableState<Int>], Never> {
@@ -451,6 +474,34 @@ private actor DetailService {
     let ended = await SafetyLimit.within { seen = await collector.value }
     #expect(ended, "the states of the released state did not end")
     #expect(seen == [.running(process)])  // never .finished
+  }
+
+  /// Defect 5, with no load running: a standalone `IsolatedLoadable` whose load has ended ends its `states` when it goes
+  /// away, on its owner.
+  @Test func aReleasedIdleStandaloneIsolatedLoadableEndsItsStates() async {
+    let collector = await DetailService().loadToTheEndAndDropTheState()
+    var seen: [LoadableState<Int>]?
+    let ended = await SafetyLimit.within { seen = await collector.value }
+    #expect(ended, "the states of the released state did not end")
+    #expect(seen == [.absent, .loading, .loaded(1)])
+  }
+
+  /// Defect 5, the owner going away: the `states` of an actor's `@IsolatedLoadable` end when the actor is released
+  /// with no load running (its `deinit` releases the wrapper, on whatever thread releases the actor last).
+  @Test func theStatesOfAReleasedActorsIdleStateEnd() async {
+    var holder: StateHolder? = StateHolder()
+    let states = await holder!.states()
+    let collector = Task {
+      var seen: [LoadableState<Int>] = []
+      for await element in states { seen.append(element) }
+      return seen
+    }
+    await holder!.loadOnce()
+    holder = nil
+    var seen: [LoadableState<Int>]?
+    let ended = await SafetyLimit.within { seen = await collector.value }
+    #expect(ended, "the states of the released actor's state did not end")
+    #expect(seen == [.absent, .loading, .loaded(7)])
   }
 
   // MARK: Defect 7 — one TestClock for a cache and its loads
