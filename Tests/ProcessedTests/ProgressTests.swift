@@ -86,7 +86,7 @@ import Testing
 
   /// A load started where no task runs — a main-queue callback, as a UI event handler is — binds its context all the
   /// same: its block's reports are its progress.
-  @Test func aLoadStartedOutsideAnyTaskReportsProgress() async {
+  @Test func aLoadStartedOutsideAnyTaskReportsProgress() async throws {
     let state = Loadable<Int>()
     var fractions: [Double?] = []
     let token = state.projectedValue.observeActivity { fractions.append($0.progress?.fraction) }
@@ -110,7 +110,7 @@ import Testing
     }
     await until(.activity(of: state.projectedValue)) { state.projectedValue.activity.progress?.fraction == 0.5 }
     gate.open()
-    await started.value
+    try await started.value(timeLimit: .seconds(30))
     #expect(fractions == [nil, 0.5, nil])
     #expect(state.wrappedValue == .loaded(1))
     token.cancel()
