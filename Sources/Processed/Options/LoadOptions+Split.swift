@@ -5,11 +5,13 @@ extension LoadOptions {
   @inlinable
   var forFetch: LoadOptions {
     var options = self
-    options.debounce = nil
-    options.overlap = .cancelRunning
-    options.loadingDelay = nil
-    options.minimumLoadingTime = nil
-    options.cancellation = .keepState
+    options.update {
+      $0.debounce = nil
+      $0.overlap = .cancelRunning
+      $0.loadingDelay = nil
+      $0.minimumLoadingTime = nil
+      $0.cancellation = .keepState
+    }
     return options
   }
 

@@ -24,44 +24,88 @@
 /// call, a cancel, a reset or a manual write stops it at once, and a load that stopped never writes again. See
 /// <doc:Retrying>, <doc:Debouncing>, <doc:JoiningARunningLoad> and <doc:LimitingConcurrentLoads>.
 public struct LoadOptions: Sendable {
+  /// Every field, in one immutable box: a `LoadOptions` is one reference, so copying one (a load carries its options
+  /// through several calls) is a retain rather than a copy of every field, and `nil` options are a null word. A
+  /// write makes a new box (see `LoadOptions+Fields.swift`).
+  @usableFromInline var box: Box
+
   /// Whether and how a failed attempt is retried. Default: ``RetryPolicy/never``.
-  public var retry: RetryPolicy
+  @inlinable public var retry: RetryPolicy {
+    get { box.fields.retry }
+    set { update { $0.retry = newValue } }
+  }
   /// How long one attempt may run before it ends with ``TimeoutError`` (which ``retry`` may retry); `nil` (the
   /// default): no limit. Zero or negative: the attempt ends at once, without running the block.
-  public var timeout: Duration?
+  @inlinable public var timeout: Duration? {
+    get { box.fields.timeout }
+    set { update { $0.timeout = newValue } }
+  }
   /// Whether a load waits before it starts, and how. Default: `nil`, no debounce.
-  public var debounce: Debounce?
+  @inlinable public var debounce: Debounce? {
+    get { box.fields.debounce }
+    set { update { $0.debounce = newValue } }
+  }
   /// What a load call does while a load of the same state is in progress. Default: ``OverlapPolicy/cancelRunning``.
-  public var overlap: OverlapPolicy
+  @inlinable public var overlap: OverlapPolicy {
+    get { box.fields.overlap }
+    set { update { $0.overlap = newValue } }
+  }
   /// A limiter shared with other states, which caps how many blocks run at once. Default: `nil`, no limit.
-  public var limiter: LoadLimiter?
+  @inlinable public var limiter: LoadLimiter? {
+    get { box.fields.limiter }
+    set { update { $0.limiter = newValue } }
+  }
   /// For a load of a ``CacheKey`` in a ``LoadCache``: how long a value written to the cache stays fresh (a load of a
   /// fresh value writes it and runs no block). `nil` (the default): the cache's own `staleTime`.
-  public var staleTime: Duration?
+  @inlinable public var staleTime: Duration? {
+    get { box.fields.staleTime }
+    set { update { $0.staleTime = newValue } }
+  }
   /// How long a load may run before its start state (`.loading`, `.running(kind)`) is written: a load that ends
   /// sooner writes only its result, so a fast load never flashes a spinner. `nil` (the default), zero or negative:
   /// the start state is written at once. See <doc:CalmPresentation>.
-  public var loadingDelay: Duration?
+  @inlinable public var loadingDelay: Duration? {
+    get { box.fields.loadingDelay }
+    set { update { $0.loadingDelay = newValue } }
+  }
   /// Once a load's start state is on screen, how long before its result may replace it: a spinner never blinks.
   /// A newer load, `cancel()`, `reset()` and a manual write still act at once. `nil` (the default), zero or
   /// negative: no minimum. See <doc:CalmPresentation>.
-  public var minimumLoadingTime: Duration?
+  @inlinable public var minimumLoadingTime: Duration? {
+    get { box.fields.minimumLoadingTime }
+    set { update { $0.minimumLoadingTime = newValue } }
+  }
   /// What a cancelled load leaves on screen. Default: ``CancellationBehavior/keepState``.
-  public var cancellation: CancellationBehavior
+  @inlinable public var cancellation: CancellationBehavior {
+    get { box.fields.cancellation }
+    set { update { $0.cancellation = newValue } }
+  }
   /// For a load of a ``CacheKey``: while a state is bound to the entry and the cache is focused, the entry fetches
   /// again every interval on the cache's clock, counted from the end of its last fetch (staleness aside). `nil` (the
   /// default): no polling. See <doc:Revalidating>.
-  public var refetchInterval: Duration?
+  @inlinable public var refetchInterval: Duration? {
+    get { box.fields.refetchInterval }
+    set { update { $0.refetchInterval = newValue } }
+  }
   /// Whether ``refetchInterval`` polls also while the cache is not focused. Default: `false`.
-  public var refetchInBackground: Bool
+  @inlinable public var refetchInBackground: Bool {
+    get { box.fields.refetchInBackground }
+    set { update { $0.refetchInBackground = newValue } }
+  }
   /// For a load of a ``CacheKey``: whether its entry's fetch waits while the cache is offline (``NetworkMode/online``,
   /// the default; its activity is then ``LoadActivity/Phase/paused``) or ignores the network (``NetworkMode/always``).
   /// A load without a cache ignores it. See <doc:Revalidating>.
-  public var networkMode: NetworkMode
+  @inlinable public var networkMode: NetworkMode {
+    get { box.fields.networkMode }
+    set { update { $0.networkMode = newValue } }
+  }
   /// The clock every wait of the load sleeps on: interrupts, the timeout, retry delays, debounce, the loading delay
   /// and the minimum loading time. Default:
   /// `ContinuousClock()`.
-  public var clock: any Clock<Duration>
+  @inlinable public var clock: any Clock<Duration> {
+    get { box.fields.clock }
+    set { update { $0.clock = newValue } }
+  }
 
   /// Creates options; every argument has the default a load has without options.
   ///
@@ -91,19 +135,12 @@ public struct LoadOptions: Sendable {
     refetchInBackground: Bool = false, networkMode: NetworkMode = .online,
     clock: any Clock<Duration> = ContinuousClock()
   ) {
-    self.retry = retry
-    self.timeout = timeout
-    self.debounce = debounce
-    self.overlap = overlap
-    self.limiter = limiter
-    self.staleTime = staleTime
-    self.loadingDelay = loadingDelay
-    self.minimumLoadingTime = minimumLoadingTime
-    self.cancellation = cancellation
-    self.refetchInterval = refetchInterval
-    self.refetchInBackground = refetchInBackground
-    self.networkMode = networkMode
-    self.clock = clock
+    box = Box(
+      Fields(
+        retry: retry, timeout: timeout, debounce: debounce, overlap: overlap, limiter: limiter, staleTime: staleTime,
+        loadingDelay: loadingDelay, minimumLoadingTime: minimumLoadingTime, cancellation: cancellation,
+        refetchInterval: refetchInterval, refetchInBackground: refetchInBackground, networkMode: networkMode,
+        clock: clock))
   }
 
   /// The options of a load that was given none: no retry, no timeout, no debounce, `.cancelRunning`, no limiter, no
