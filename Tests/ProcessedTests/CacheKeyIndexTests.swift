@@ -83,6 +83,7 @@ import Testing
 
   @Test func removingEveryKeyLeavesOnlyTheRoot() {
     var index = CacheKeyIndex<Int>()
+    #expect(index.keys(withPrefix: []).isEmpty)  // builds the trie
     #expect(index.nodeCount == 1)
     let keys = [
       CacheKey<Int>("posts", 1).erased, CacheKey<String>("posts", 1).erased,
@@ -108,11 +109,36 @@ import Testing
 
   @Test func removingAKeyThatEndsAboveOthersKeepsTheirNodes() {
     var index = CacheKeyIndex<Int>()
+    #expect(index.keys(withPrefix: []).isEmpty)  // builds the trie
     index[CacheKey<Int>("a").erased] = 0
     index[CacheKey<Int>("a", "b").erased] = 1
     index[CacheKey<Int>("a").erased] = nil
     #expect(index.nodeCount == 3)
     #expect(index.keys(withPrefix: ["a"]) == [CacheKey<Int>("a", "b").erased])
+  }
+
+  @Test func theTrieIsBuiltByTheFirstPrefixQueryFromTheKeysHeldThenAndKeptAfter() {
+    var index = CacheKeyIndex<Int>()
+    for number in 0..<10 { index[CacheKey<Int>("n", number).erased] = number }
+    index[CacheKey<Int>("m").erased] = 0
+    index[CacheKey<Int>("n", 9).erased] = nil
+    // No query yet: no nodes.
+    #expect(!index.hasTrie)
+    #expect(index.nodeCount == 1)
+    #expect(Set(index.keys(withPrefix: ["n"])) == Set((0..<9).map { CacheKey<Int>("n", $0).erased }))
+    #expect(index.hasTrie)
+    // root, m, n, n/0 … n/8
+    #expect(index.nodeCount == 12)
+    // Kept from there on: later insertions and removals reach it.
+    index[CacheKey<Int>("n", 0).erased] = nil
+    index[CacheKey<Int>("n", 20).erased] = 20
+    #expect(
+      Set(index.keys(withPrefix: ["n"]))
+        == Set((1..<9).map { CacheKey<Int>("n", $0).erased } + [CacheKey<Int>("n", 20).erased]))
+    #expect(index.keys(withPrefix: ["m"]) == [CacheKey<Int>("m").erased])
+    #expect(index.nodeCount == 12)
+    index.removeAll()
+    #expect(!index.hasTrie)
   }
 
   @Test func removeAllEmptiesTheIndexAndItsTrie() {
@@ -129,6 +155,7 @@ import Testing
 
   @Test func storageShrinksWhenMostKeysAreRemoved() {
     var index = CacheKeyIndex<Int>()
+    #expect(index.keys(withPrefix: []).isEmpty)  // builds the trie
     for number in 0..<1_000 { index[CacheKey<Int>("n", number).erased] = number }
     // The elements and the children of "n" have room for 1,000 keys each.
     #expect(index.storageCapacity >= 2_000)

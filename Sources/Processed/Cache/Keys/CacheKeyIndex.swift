@@ -6,6 +6,10 @@
 /// that end at it. A node exists only while a key ends at it or below it, so a query visits only nodes on paths to
 /// keys it returns, and memory returns when keys go.
 ///
+/// The trie is built by the first prefix query, from the keys held then, and kept from there on: an index that is
+/// never asked for a prefix (a cache whose `invalidate(prefix:)` is never called) pays one hash per insertion and
+/// removal, not one per component and level, and holds no nodes.
+///
 /// ```swift
 /// var index = CacheKeyIndex<Int>()
 /// index[CacheKey<[Post]>("posts", 1).erased] = 10
@@ -15,8 +19,9 @@
 struct CacheKeyIndex<Element> {
   /// Every key and its element.
   private var elements: [AnyCacheKey: Element] = [:]
-  /// The same keys, by their components. Invariant: it holds exactly the keys of `elements`.
-  private var trie = CacheKeyTrie()
+  /// The same keys, by their components; `nil` until the first prefix query. Invariant: once built, it holds exactly
+  /// the keys of `elements`.
+  private var trie: CacheKeyTrie?
 
   init() {}
 
@@ -26,7 +31,7 @@ struct CacheKeyIndex<Element> {
     set {
       if let newValue {
         if elements.updateValue(newValue, forKey: key) == nil {
-          trie.insert(key)
+          trie?.insert(key)
         }
       } else {
         removeValue(forKey: key)
@@ -39,14 +44,14 @@ struct CacheKeyIndex<Element> {
   mutating func removeValue(forKey key: AnyCacheKey) -> Element? {
     guard let element = elements.removeValue(forKey: key) else { return nil }
     elements.shrinkIfSparse()
-    trie.remove(key)
+    trie?.remove(key)
     return element
   }
 
   /// Removes every key.
   mutating func removeAll() {
     elements = [:]
-    trie = CacheKeyTrie()
+    trie = nil
   }
 
   /// The number of keys.
@@ -63,16 +68,25 @@ struct CacheKeyIndex<Element> {
   }
 
   /// Every key, of any `Value` type, whose components start with `prefix`, in no particular order; an empty prefix
-  /// matches every key, a prefix longer than a key never matches it.
-  func keys(withPrefix prefix: [AnyHashable]) -> [AnyCacheKey] {
-    trie.keys(withPrefix: CacheKeyComponents(prefix))
+  /// matches every key, a prefix longer than a key never matches it. The first query builds the trie (in time
+  /// proportional to the number of keys).
+  mutating func keys(withPrefix prefix: [AnyHashable]) -> [AnyCacheKey] {
+    if trie == nil {
+      var built = CacheKeyTrie()
+      for key in elements.keys { built.insert(key) }
+      trie = built
+    }
+    return trie?.keys(withPrefix: CacheKeyComponents(prefix)) ?? []
   }
 
-  /// The number of trie nodes, the root included (1 when empty).
-  var nodeCount: Int { trie.root.nodeCount }
+  /// Whether a prefix query has built the trie.
+  var hasTrie: Bool { trie != nil }
+
+  /// The number of trie nodes, the root included (1 when empty, or not built).
+  var nodeCount: Int { trie?.root.nodeCount ?? 1 }
 
   /// How many keys the storage of the elements and of the trie's nodes has room for, in total.
-  var storageCapacity: Int { elements.capacity + trie.root.childCapacity }
+  var storageCapacity: Int { elements.capacity + (trie?.root.childCapacity ?? 0) }
 }
 
 extension CacheKeyIndex: Sendable where Element: Sendable {}
