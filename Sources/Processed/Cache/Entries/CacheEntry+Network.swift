@@ -17,7 +17,7 @@ extension CacheEntry: NetworkGate {
 
   /// `plan`, asking the network before each attempt when `options` (the fetch's) say `.online` and that can matter:
   /// the cache is offline now, or a retry may continue later. An online fetch without retries stays on the plain path.
-  @usableFromInline func gated(_ plan: LoadPlan<State>, options: LoadOptions?) -> LoadPlan<State> {
+  @inlinable func gated(_ plan: LoadPlan<State>, options: LoadOptions?) -> LoadPlan<State> {
     guard options?.networkMode ?? .online == .online, !isOnline || (options?.retry.maxRetries ?? 0) > 0 else {
       return plan
     }
