@@ -7,8 +7,9 @@ extension CacheEntry {
       detachCallers()
     } else {
       cancelLoad()
-      // Callers with no fetch in flight to answer them would wait forever: they end as cancelled.
-      endCallers(.failure(CancellationError()))
+      // Callers with no fetch in flight to answer them would wait forever: they end as cancelled. (Checked first: the
+      // error is an allocation.)
+      if callers != nil { endCallers(.failure(CancellationError())) }
     }
     // Taken from the end, one by one: no copy of the list, no new list to make.
     while let binding = bindings.popLast() { detach(binding) }
