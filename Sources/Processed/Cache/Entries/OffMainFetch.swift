@@ -35,34 +35,35 @@ protocol OffMainWork: AnyObject, Sendable {
 final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline let key: CacheKey<Value>
   /// The callers who wait for the fetch, made for the first of them (``madeCallers``).
-  @usableFromInline var callers: CallerFetch<Value>?
+  @usableFromInline @exclusivity(unchecked) var callers: CallerFetch<Value>?
   /// The caller that started the fetch has neither joined ``callers`` nor taken the outcome yet: it counts as waiting.
-  @usableFromInline var starterWaits = true
+  @usableFromInline @exclusivity(unchecked) var starterWaits = true
   /// The starter's caller number in ``callers`` when the main actor joined it there (``willBeAdopted()``); `0` if not.
-  @usableFromInline var starterID: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) var starterID: UInt64 = 0
   /// The caller's block: what the key's entry fetches again once it has one (`invalidate`).
   @usableFromInline let fetch: @Sendable () async throws -> Value
   /// The task, once made: it is made after the fetch joined the table, outside the lock, so that a task that starts
   /// running at once does not run under it.
-  @usableFromInline var task: Task<Void, Never>?
+  @usableFromInline @exclusivity(unchecked) var task: Task<Void, Never>?
   /// A cancellation asked for before ``task`` was set.
-  @usableFromInline var isCancelled = false
+  @usableFromInline @exclusivity(unchecked) var isCancelled = false
   /// The fetch ended and the main actor had not adopted it: its callers were ended with ``outcome``.
-  @usableFromInline var isEnded = false
+  @usableFromInline @exclusivity(unchecked) var isEnded = false
   /// Once the fetch ended before the main actor needed the key: its value as published (`nil` after an error), and
   /// when it ended (the value's write time).
-  @usableFromInline var endedValue: PublishedValueOf<Value>?
-  @usableFromInline var endedError: (any Error)?
-  @usableFromInline var endedAt: Duration?
-  /// The answer of a fetch whose outcome was not kept (a `gcTime` of zero), for the caller that started it. Erased, so
-  /// that the record's fields have one layout whatever `Value` is.
-  @usableFromInline var droppedValue: (any Sendable)?
+  @usableFromInline @exclusivity(unchecked) var endedValue: PublishedValueOf<Value>?
+  @usableFromInline @exclusivity(unchecked) var endedError: (any Error)?
+  @usableFromInline @exclusivity(unchecked) var endedAt: Duration?
   /// See ``OffMainWork/endedStamp``: unique per table, so that an expiry item never matches a later fetch.
-  @usableFromInline var endedStamp: UInt64 = 0
+  @usableFromInline @exclusivity(unchecked) var endedStamp: UInt64 = 0
   /// After the main actor adopted the fetch: its outcome once it ended, and the adopting entry's fetch waiting for it.
   /// Erased, like ``CallerFetch``'s state, so that the record's fields have one layout whatever `Value` is.
-  @usableFromInline var adoptedOutcome: Result<any Sendable, any Error>?
-  @usableFromInline var adopter: CheckedContinuation<Result<any Sendable, any Error>, Never>?
+  @usableFromInline @exclusivity(unchecked) var adoptedOutcome: Result<any Sendable, any Error>?
+  @usableFromInline @exclusivity(unchecked) var adopter: CheckedContinuation<Result<any Sendable, any Error>, Never>?
+  /// The answer of a fetch whose outcome was not kept (a `gcTime` of zero), for the caller that started it. Typed (an
+  /// erased one cost a box and a cast per miss), and last, so that the fields before it have one layout whatever
+  /// `Value` is.
+  @usableFromInline @exclusivity(unchecked) var droppedValue: Value?
 
   @inlinable
   init(key: CacheKey<Value>, fetch: @escaping @Sendable () async throws -> Value) {
@@ -127,8 +128,7 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @inlinable
   func outcome() -> Result<Value, any Error> {
     if let endedValue { return .success(endedValue.value) }
-    // Every dropped answer was a `Value` (`offMainFetchEnded`).
-    if let droppedValue { return .success(droppedValue as! Value) }
+    if let droppedValue { return .success(droppedValue) }
     return .failure(endedError ?? CancellationError())
   }
 }
