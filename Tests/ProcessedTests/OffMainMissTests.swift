@@ -321,12 +321,12 @@ func omCallers(
     clock.advance(by: .seconds(9))
     for _ in 0..<100 { await Task.yield() }
     #expect(held())
-    #expect(cache.store.publishedRead(for: key, staleTime: .seconds(3_600))?.value == 3)
+    #expect(cache.store.publishedValue(for: key, staleTime: .seconds(3_600))?.value == 3)
     await ofUntil("the outcome was dropped") {
       clock.advance(by: .seconds(1))
       return !held()
     }
-    #expect(cache.store.publishedRead(for: key, staleTime: .seconds(3_600)) == nil)
+    #expect(cache.store.publishedValue(for: key, staleTime: .seconds(3_600)) == nil)
     #expect(await MainActor.run { cache.value(for: key) } == nil)
     // The warming entry went too, on the main actor's collector: nothing is left.
     await ofUntil("the warming entry was collected") { await cache.count == 0 }
@@ -394,7 +394,7 @@ func omCallers(
     }
     for (id, key) in keys.enumerated() {
       let onMain = await MainActor.run { cache.value(for: key) }
-      let published = cache.store.publishedRead(for: key, staleTime: .seconds(3_600))?.value
+      let published = cache.store.publishedValue(for: key, staleTime: .seconds(3_600))?.value
       #expect(published == onMain)
       if let onMain { #expect(onMain / 1_000 == id) }
     }
@@ -438,7 +438,7 @@ func omCallers(
       #expect(cache.store.entry(for: key) === entry)
       #expect(cache.value(for: key) == 5)
     }
-    #expect(cache.store.publishedRead(for: key, staleTime: .seconds(3_600))?.value == 5)
+    #expect(cache.store.publishedValue(for: key, staleTime: .seconds(3_600))?.value == 5)
     #expect(fetches.value == 1)
   }
 
@@ -455,7 +455,7 @@ func omCallers(
       }.ofValue()
       #expect(answer == round * 10)
       #expect(offMainFetch(cache, key) == nil)
-      #expect(cache.store.publishedRead(for: key, staleTime: .seconds(3_600)) == nil)
+      #expect(cache.store.publishedValue(for: key, staleTime: .seconds(3_600)) == nil)
     }
     #expect(fetches.value == 3)
     await MainActor.run { #expect(cache.value(for: key) == nil) }

@@ -39,15 +39,19 @@ extension LoadCache {
     for key: CacheKey<V>, options: LoadOptions? = nil, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V {
     try Task.checkCancellation()
-    // A hit of a published entry, without a hop (see `CacheStore+Published.swift`); a stale one queues its refresh.
-    if let hit = store.publishedRead(
-      for: key, staleTime: Freshness.staleTime(given: options, declared: nil, cache: staleTime))
-    {
-      if !hit.fresh { store.refreshInBackground(key, options: options, fetch: fetch) }
-      return hit.value
+    switch store.lookUp(key, options: options, fetch: fetch) {
+    case .hit(let value, let writtenAt, let invalidated):
+      // A hit of a published entry, without a hop (see `CacheStore+Published.swift`); a stale one queues its refresh.
+      let fresh = Freshness.isFresh(
+        writtenAt: writtenAt, invalidated: invalidated,
+        staleTime: Freshness.staleTime(given: options, declared: nil, cache: staleTime), now: store.clock.now())
+      if !fresh { store.refreshInBackground(key, options: options, fetch: fetch) }
+      return value
+    case .main:
+      return try await store.valueOrFetch(for: key, options: options, fetch: fetch).wait()
+    case let lookup:
+      // A miss of a key without an entry, decided where the caller runs (see `CacheStore+OffMainFetches.swift`).
+      return try await store.valueOffMain(lookup)
     }
-    // A miss of a key without an entry, decided where the caller runs (see `CacheStore+OffMainFetches.swift`).
-    if let value = try await store.valueOffMain(for: key, options: options, fetch: fetch) { return value }
-    return try await store.valueOrFetch(for: key, options: options, fetch: fetch).wait()
   }
 }

@@ -21,37 +21,60 @@ public import CProcessedAtomics
 /// - The last caller cancelled cancels a fetch that is still the key's work; an adopted fetch's entry decides for its
 ///   own.
 extension CacheStore {
-  /// `key`'s value from a fetch started or joined off the main actor, or `nil` when the miss is the main actor's to
-  /// decide: called on it, the table not complete or behind a queued call, the key with an entry, a persisted key, or
-  /// options that need an entry's phases (retry, a timeout, debounce, a limiter, waiting for the network).
-  // Specialized in the caller, not inlined: the fresh hit's inlined `value(for:)` keeps its small frame.
-  @inlinable @inline(never)
-  nonisolated func valueOffMain<V>(
-    for key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
-  ) async throws -> V? {
-    guard key.persistence == nil, options.map(\.fetchIsBlockAlone) ?? true, !MainQueue.isCurrent else { return nil }
-    let waitsForNetwork = options?.networkMode != .always
+  /// One look at the published table for a `value(for:)` call, under one lock: the key's value when it is published;
+  /// else, when the miss is decided off the main actor, the key's fetch in flight joined or a new one started; else
+  /// ``PublishedLookup/main``. The miss is the main actor's to decide when the table is not complete or is behind a
+  /// queued call, the key has an entry, the key is persisted, or the options need an entry's phases (retry, a timeout,
+  /// debounce, a limiter, waiting for the network).
+  ///
+  /// There is no check for the main queue: `value(for:)` is a nonisolated `async` function, so its body runs on the
+  /// global executor even when a main-actor caller awaits it (the check cost a `dispatch_get_specific`, some 45 ns per
+  /// miss, and was never true in the test suite). Decided here, a miss needs nothing of the main actor wherever it runs.
+  @inlinable
+  nonisolated func lookUp<V>(
+    _ key: CacheKey<V>, options: LoadOptions?, fetch: @escaping @Sendable () async throws -> V
+  ) -> PublishedLookup<V> {
+    // Keyed by the value type and the key's parts as the key holds them: a lookup builds no array.
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
-    if !processed_cache_was_used_off_main() { processed_cache_note_off_main() }
-    let joined = self.published.withLock {
-      table -> (fetch: OffMainFetch<V>, callers: CallerFetch<V>?, caller: UInt64)? in
-      guard table.isComplete, table.unappliedCalls == 0, table.isOnline || !waitsForNetwork,
-        table.rows[published] == nil
-      else { return nil }
+    let decidesHere = key.persistence == nil && (options == nil || options?.fetchIsBlockAlone == true)
+    let waitsForNetwork = options?.networkMode != .always
+    // The row is read under the lock and not retained on the way out; the caller reads the clock after it, and only
+    // for a value: a miss reads no clock.
+    return self.published.withLock { table -> PublishedLookup<V> in
+      if let row = table.row(published) {
+        guard row.hasValue else { return .main }
+        return .hit(row.value(as: V.self), writtenAt: row.writtenAt, invalidated: row.invalidated)
+      }
+      // No row: the key has no entry once the table is complete and no queued call waits.
+      guard decidesHere, table.isComplete, table.unappliedCalls == 0, table.isOnline || !waitsForNetwork else {
+        return .main
+      }
       if let work = table.offMain[published] {
         // A key's work without a row is a fetch in flight.
-        guard let running = work as? OffMainFetch<V>, running.endedAt == nil else { return nil }
+        guard let running = work as? OffMainFetch<V>, running.endedAt == nil else { return .main }
         let callers = running.madeCallers
-        return (running, callers, callers.join())
+        return .joined(running, callers, caller: callers.join(), published)
       }
+      if !processed_cache_was_used_off_main() { processed_cache_note_off_main() }
       let running = OffMainFetch(key: key, fetch: fetch)
       table.offMain[published] = running
-      return (running, nil, 0)
+      return .started(running, published)
     }
-    guard let joined else { return nil }
-    let running = joined.fetch
-    var waiting = joined.callers.map { ($0, joined.caller) }
-    if waiting == nil {
+  }
+
+  /// The outcome of a fetch off the main actor that the caller started (`.started`) or joined (`.joined`), as
+  /// ``lookUp(_:options:fetch:)`` found it; `.hit` and `.main` are the caller's.
+  // Specialized in the caller, not inlined: the fresh hit's inlined `value(for:)` keeps its small frame.
+  @inlinable @inline(never)
+  nonisolated func valueOffMain<V>(_ lookup: PublishedLookup<V>) async throws -> V {
+    let running: OffMainFetch<V>
+    let published: PublishedKey
+    var waiting: (CallerFetch<V>, UInt64)?
+    switch lookup {
+    case .joined(let fetch, let callers, let caller, let key):
+      (running, published, waiting) = (fetch, key, (callers, caller))
+    case .started(let fetch, let key):
+      (running, published) = (fetch, key)
       // The starter (``OffMainFetch/starterWaits``): it takes the outcome of a fetch that ended while it started it, or
       // joins the callers — unless the main actor adopted the fetch meanwhile and joined it for the starter. One lock
       // keeps the task and takes the starter's part.
@@ -66,6 +89,8 @@ extension CacheStore {
       }
       if ended.cancels { task.cancel() }
       if let outcome = ended.outcome { return try outcome.get() }
+    case .hit, .main:
+      preconditionFailure("Processed: valueOffMain(_:) called for a hit or the main actor's miss")
     }
     guard let (callers, caller) = waiting else { preconditionFailure("a caller that did not end joined the callers") }
     return try await callers.wait(caller) {

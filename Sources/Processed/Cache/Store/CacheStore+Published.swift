@@ -8,24 +8,6 @@
 /// row, and an entry leaving the cache (remove, `removeAll`, collection, release) loses its row — so a read of the
 /// table is ordered with the cache's other methods as if it ran on the main actor at that moment.
 extension CacheStore {
-  /// The value of `key` when it is published and no call made off the main actor waits to run there, and whether it
-  /// is fresh for `staleTime`; `nil` otherwise (the caller then hops to the main actor). Callable from any thread.
-  @inlinable
-  func publishedRead<V>(for key: CacheKey<V>, staleTime: Duration) -> (value: V, fresh: Bool)? {
-    // Keyed by the value type and the key's parts as the key holds them: a lookup builds no array.
-    let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
-    // Read under the lock: the row is not retained on the way out. The clock is read after it, and only for a value:
-    // a miss reads no clock.
-    let found = self.published.withLock { table -> (value: V, writtenAt: Duration, invalidated: Bool)? in
-      guard let row = table.row(published), row.hasValue else { return nil }
-      return (row.value(as: V.self), row.writtenAt, row.invalidated)
-    }
-    guard let found else { return nil }
-    let fresh = Freshness.isFresh(
-      writtenAt: found.writtenAt, invalidated: found.invalidated, staleTime: staleTime, now: clock.now())
-    return (found.value, fresh)
-  }
-
   /// The value of `key` as the published table shows it now, its version, and whether it is fresh for `staleTime`;
   /// `nil` when the entry is not published or holds no value, or a call made off the main actor waits to run there.
   /// Callable from any thread.
