@@ -34,6 +34,8 @@ protocol OffMainWork: AnyObject, Sendable {
 @usableFromInline
 final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline let key: CacheKey<Value>
+  /// The key as the published table holds it (its value type and parts), made once for the miss.
+  @usableFromInline let published: PublishedKey
   /// The callers who wait for the fetch, made for the first of them (``madeCallers``).
   @usableFromInline @exclusivity(unchecked) var callers: CallerFetch<Value>?
   /// The caller that started the fetch has neither joined ``callers`` nor taken the outcome yet: it counts as waiting.
@@ -66,8 +68,9 @@ final class OffMainFetch<Value: Sendable>: OffMainWork, @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) var droppedValue: Value?
 
   @inlinable
-  init(key: CacheKey<Value>, fetch: @escaping @Sendable () async throws -> Value) {
+  init(key: CacheKey<Value>, published: PublishedKey, fetch: @escaping @Sendable () async throws -> Value) {
     self.key = key
+    self.published = published
     self.fetch = fetch
   }
 

@@ -53,12 +53,12 @@ extension CacheStore {
         // A key's work without a row is a fetch in flight.
         guard let running = work as? OffMainFetch<V>, running.endedAt == nil else { return .main }
         let callers = running.madeCallers
-        return .joined(running, callers, caller: callers.join(), published)
+        return .joined(running, callers, caller: callers.join())
       }
       if !processed_cache_was_used_off_main() { processed_cache_note_off_main() }
-      let running = OffMainFetch(key: key, fetch: fetch)
+      let running = OffMainFetch(key: key, published: published, fetch: fetch)
       table.offMain[published] = running
-      return .started(running, published)
+      return .started(running)
     }
   }
 
@@ -68,17 +68,16 @@ extension CacheStore {
   @inlinable @inline(never)
   nonisolated func valueOffMain<V>(_ lookup: PublishedLookup<V>) async throws -> V {
     let running: OffMainFetch<V>
-    let published: PublishedKey
     var waiting: (CallerFetch<V>, UInt64)?
     switch lookup {
-    case .joined(let fetch, let callers, let caller, let key):
-      (running, published, waiting) = (fetch, key, (callers, caller))
-    case .started(let fetch, let key):
-      (running, published) = (fetch, key)
+    case .joined(let fetch, let callers, let caller):
+      (running, waiting) = (fetch, (callers, caller))
+    case .started(let fetch):
+      running = fetch
       // The starter (``OffMainFetch/starterWaits``): it takes the outcome of a fetch that ended while it started it, or
       // joins the callers — unless the main actor adopted the fetch meanwhile and joined it for the starter. One lock
       // keeps the task and takes the starter's part.
-      let task = makeTask(running, published)
+      let task = makeTask(running)
       let ended = self.published.withLock { _ -> (outcome: Result<V, any Error>?, cancels: Bool) in
         running.task = task
         running.starterWaits = false
@@ -94,7 +93,7 @@ extension CacheStore {
     }
     guard let (callers, caller) = waiting else { preconditionFailure("a caller that did not end joined the callers") }
     return try await callers.wait(caller) {
-      self.offMainCallerLeft(running, published)
+      self.offMainCallerLeft(running)
     }
   }
 
@@ -102,11 +101,11 @@ extension CacheStore {
   /// was set meanwhile). Where the toolchain has `Task.immediate`, the fetch starts on the caller's thread and runs there
   /// until it first suspends: a fetch that answers without suspending ends before its caller would park.
   @inlinable
-  nonisolated func makeTask<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) -> Task<Void, Never> {
+  nonisolated func makeTask<V>(_ running: OffMainFetch<V>) -> Task<Void, Never> {
     if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
-      return Task.immediate { await self.runOffMain(running, published) }
+      return Task.immediate { await self.runOffMain(running) }
     } else {
-      return Task { await self.runOffMain(running, published) }
+      return Task { await self.runOffMain(running) }
     }
   }
 
@@ -140,14 +139,14 @@ extension CacheStore {
 
   /// The task of an ``OffMainFetch``: runs its block, then ends the fetch (``offMainFetchEnded``).
   @inlinable
-  nonisolated func runOffMain<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) async {
+  nonisolated func runOffMain<V>(_ running: OffMainFetch<V>) async {
     let outcome: Result<V, any Error>
     do {
       outcome = .success(try await running.fetch())
     } catch {
       outcome = .failure(error)
     }
-    offMainFetchEnded(running, published, outcome)
+    offMainFetchEnded(running, outcome)
   }
 
   /// An ``OffMainFetch`` ended with `outcome`. Still the key's work (not adopted, not cancelled): its value's row is
@@ -156,9 +155,7 @@ extension CacheStore {
   /// (`CancellationError`, `CancelLoadable`, `ResetLoadable`) keeps nothing and ends them with `CancellationError`.
   /// Adopted: the outcome goes to the adopting entry's fetch.
   @inlinable
-  nonisolated func offMainFetchEnded<V>(
-    _ running: OffMainFetch<V>, _ published: PublishedKey, _ outcome: Result<V, any Error>
-  ) {
+  nonisolated func offMainFetchEnded<V>(_ running: OffMainFetch<V>, _ outcome: Result<V, any Error>) {
     let kept: Result<V, any Error>?
     switch outcome {
     case .success: kept = outcome
@@ -183,7 +180,7 @@ extension CacheStore {
     let ended = self.published.withLock {
       table -> (work: any OffMainWork, callers: CallerFetch<V>?, sweeps: Bool, dropped: (any OffMainWork)?)? in
       // One lookup for the check and the removal.
-      guard let index = table.offMain.index(forKey: published), table.offMain.values[index] === running else {
+      guard let index = table.offMain.index(forKey: running.published), table.offMain.values[index] === running else {
         adopter = running.adopter
         running.adopter = nil
         running.adoptedOutcome = outcome.map { $0 as any Sendable }
@@ -202,12 +199,12 @@ extension CacheStore {
         running.endedAt = now
         table.lastEndedStamp += 1
         running.endedStamp = table.lastEndedStamp
-        table.expiring.append((published, running.endedStamp, deadline))
+        table.expiring.append((running.published, running.endedStamp, deadline))
         sweeps = !table.isSweeping
         table.isSweeping = true
         // The oldest outcome goes now if it expired: with a short `gcTime`, the tables stay small without the sweeper.
         dropped = table.dropFirstExpired(before: now)
-        table.rows[published] = value ?? PublishedValue.absent
+        table.rows[running.published] = value ?? PublishedValue.absent
       } else {
         // Nothing to keep: a block that threw a control error, or a `gcTime` of zero (the key stays without a row).
         table.offMain.remove(at: index)
@@ -254,12 +251,12 @@ extension CacheStore {
   /// A caller of `running` was cancelled, and it was the last to wait: a fetch still the key's work is cancelled; the
   /// entry that adopted it decides for it on the main actor.
   @usableFromInline
-  nonisolated func offMainCallerLeft<V>(_ running: OffMainFetch<V>, _ published: PublishedKey) {
+  nonisolated func offMainCallerLeft<V>(_ running: OffMainFetch<V>) {
     let cancels = self.published.withLock { table -> Bool? in
       // An ended fetch has ended its callers: nothing to cancel.
       guard !running.isEnded else { return false }
       // Adopted by an entry, which decides for it; one lookup for the check and the removal.
-      guard let index = table.offMain.index(forKey: published), table.offMain.values[index] === running else {
+      guard let index = table.offMain.index(forKey: running.published), table.offMain.values[index] === running else {
         return nil
       }
       guard !running.starterWaits, !(running.callers?.hasWaiters ?? false) else { return false }
