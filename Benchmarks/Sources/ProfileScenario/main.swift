@@ -9,6 +9,7 @@
 //        ProfileScenario isocycle|isotaskcycle|handisocycle|handisotaskcycle [count] [rounds]   (actor-owned load cycles)
 //        ProfileScenario isobarecycle|isobaretaskcycle|handbarecycle [count]   (the same with no observer; the bare actor)
 //        ProfileScenario valuemiss|handvaluemiss [count]   (a `value(for:)` miss cycle from a detached task; the actor singleflight)
+//        ProfileScenario valuehit [count]   (a fresh `value(for:)` hit from a detached task)
 import Foundation
 import HandWritten
 import Processed
@@ -203,6 +204,16 @@ func backToBack(_ scenario: String) async {
     await owner.cycles(count, taskForm: scenario == "isobaretaskcycle")
   case "handbarecycle":
     await HandBareActorLoader().cycles(count)
+  case "valuehit":
+    // The benchmark's `value(for:)` fresh hit, from a detached task: one key, set beforehand.
+    let cache = LoadCache(staleTime: .seconds(3600))
+    cache.set(7, for: CacheKey<Int>("k", 0))
+    let sum = try! await Task.detached {
+      var sum = 0
+      for _ in 0..<count { sum &+= try await cache.value(for: CacheKey<Int>("k", 0)) { 0 } }
+      return sum
+    }.value
+    precondition(sum == 7 * count, "not fresh hits")
   case "valuemiss", "handvaluemiss":
     // The benchmark's `value(for:)` miss cycle, from a detached task: a key never asked for before on every call.
     let cache = LoadCache(staleTime: .zero, gcTime: .zero)

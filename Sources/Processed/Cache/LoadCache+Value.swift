@@ -39,19 +39,16 @@ extension LoadCache {
     for key: CacheKey<V>, options: LoadOptions? = nil, fetch: @escaping @Sendable () async throws -> V
   ) async throws -> V {
     try Task.checkCancellation()
-    switch store.lookUp(key, options: options, fetch: fetch) {
-    case .hit(let value, let writtenAt, let invalidated):
-      // A hit of a published entry, without a hop (see `CacheStore+Published.swift`); a stale one queues its refresh.
+    let lookup = store.lookUp(key, options: options, fetch: fetch)
+    // A hit of a published entry, without a hop (see `CacheStore+Published.swift`); a stale one queues its refresh.
+    if case .hit(let value, let writtenAt, let invalidated) = lookup {
       let fresh = Freshness.isFresh(
         writtenAt: writtenAt, invalidated: invalidated,
         staleTime: Freshness.staleTime(given: options, declared: nil, cache: staleTime), now: store.clock.now())
       if !fresh { store.refreshInBackground(key, options: options, fetch: fetch) }
       return value
-    case .main:
-      return try await store.valueOrFetch(for: key, options: options, fetch: fetch).wait()
-    case let lookup:
-      // A miss of a key without an entry, decided where the caller runs (see `CacheStore+OffMainFetches.swift`).
-      return try await store.valueOffMain(lookup)
     }
+    // A miss: decided where the caller runs, or the main actor's (see `CacheStore+OffMainFetches.swift`).
+    return try await store.valueAfterMiss(lookup, for: key, options: options, fetch: fetch)
   }
 }

@@ -36,8 +36,6 @@ extension CacheStore {
   ) -> PublishedLookup<V> {
     // Keyed by the value type and the key's parts as the key holds them: a lookup builds no array.
     let published = PublishedKey(valueType: ObjectIdentifier(V.self), parts: key.storage)
-    let decidesHere = key.persistence == nil && (options == nil || options?.fetchIsBlockAlone == true)
-    let waitsForNetwork = options?.networkMode != .always
     // The row is read under the lock and not retained on the way out; the caller reads the clock after it, and only
     // for a value: a miss reads no clock.
     return self.published.withLock { table -> PublishedLookup<V> in
@@ -45,27 +43,47 @@ extension CacheStore {
         guard row.hasValue else { return .main }
         return .hit(row.value(as: V.self), writtenAt: row.writtenAt, invalidated: row.invalidated)
       }
-      // No row: the key has no entry once the table is complete and no queued call waits.
-      guard decidesHere, table.isComplete, table.unappliedCalls == 0, table.isOnline || !waitsForNetwork else {
-        return .main
-      }
-      if let work = table.offMain[published] {
-        // A key's work without a row is a fetch in flight.
-        guard let running = work as? OffMainFetch<V>, running.endedAt == nil else { return .main }
-        let callers = running.madeCallers
-        return .joined(running, callers, caller: callers.join())
-      }
-      if !processed_cache_was_used_off_main() { processed_cache_note_off_main() }
-      let running = OffMainFetch(key: key, published: published, fetch: fetch)
-      table.offMain[published] = running
-      return .started(running)
+      return Self.decideMiss(in: &table, published, key, options: options, fetch: fetch)
     }
+  }
+
+  /// ``lookUp(_:options:fetch:)`` for a key without a row, under the table's lock: the key has no entry once the table
+  /// is complete and no queued call waits, and the miss is decided here. Not inlined: the hit's frame stays small.
+  @inlinable @inline(never)
+  nonisolated static func decideMiss<V>(
+    in table: inout PublishedTable, _ published: PublishedKey, _ key: CacheKey<V>, options: LoadOptions?,
+    fetch: @escaping @Sendable () async throws -> V
+  ) -> PublishedLookup<V> {
+    guard key.persistence == nil, options == nil || options?.fetchIsBlockAlone == true, table.isComplete,
+      table.unappliedCalls == 0, table.isOnline || options?.networkMode == .always
+    else { return .main }
+    if let work = table.offMain[published] {
+      // A key's work without a row is a fetch in flight.
+      guard let running = work as? OffMainFetch<V>, running.endedAt == nil else { return .main }
+      let callers = running.madeCallers
+      return .joined(running, callers, caller: callers.join())
+    }
+    if !processed_cache_was_used_off_main() { processed_cache_note_off_main() }
+    let running = OffMainFetch(key: key, published: published, fetch: fetch)
+    table.offMain[published] = running
+    return .started(running)
+  }
+
+  /// The value of a `value(for:)` call whose ``lookUp(_:options:fetch:)`` found no published value: the outcome of the
+  /// fetch it started or joined off the main actor, or the main actor's answer. One function, not inlined, so that the
+  /// hit's inlined `value(for:)` stays small (it is then inlined into its caller, and its frame needs no allocation).
+  @inlinable @inline(never)
+  nonisolated func valueAfterMiss<V>(
+    _ lookup: PublishedLookup<V>, for key: CacheKey<V>, options: LoadOptions?,
+    fetch: @escaping @Sendable () async throws -> V
+  ) async throws -> V {
+    if case .main = lookup { return try await valueOrFetch(for: key, options: options, fetch: fetch).wait() }
+    return try await valueOffMain(lookup)
   }
 
   /// The outcome of a fetch off the main actor that the caller started (`.started`) or joined (`.joined`), as
   /// ``lookUp(_:options:fetch:)`` found it; `.hit` and `.main` are the caller's.
-  // Specialized in the caller, not inlined: the fresh hit's inlined `value(for:)` keeps its small frame.
-  @inlinable @inline(never)
+  @inlinable
   nonisolated func valueOffMain<V>(_ lookup: PublishedLookup<V>) async throws -> V {
     let running: OffMainFetch<V>
     var waiting: (CallerFetch<V>, UInt64)?
