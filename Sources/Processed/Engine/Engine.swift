@@ -10,10 +10,10 @@ extension StateHost {
   /// (see `finish`).
   @inlinable @discardableResult
   func start(
-    _ plan: LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?,
+    _ plan: consuming LoadPlan<State>, silently: Bool, options: LoadOptions? = nil, priority: TaskPriority?,
     currentState: State? = nil, refreshing: Bool = false
   ) -> Task<Void, Never> {
-    var plan = plan
+    // `plan` is consumed, not copied: a plan's copy goes through its value witness (it holds closures and a state).
     var silently = silently
     if refreshing, (currentState ?? self.currentState).holdsValue {
       plan.keepsContent = true
@@ -56,12 +56,11 @@ extension StateHost {
   /// state (when `writingStartState`, unless the state already is exactly that).
   @inlinable @inline(__always)
   func launch(
-    _ plan: LoadPlan<State>, writingStartState: Bool, priority: TaskPriority?, currentState: State?
+    _ plan: consuming LoadPlan<State>, writingStartState: Bool, priority: TaskPriority?, currentState: State?
   ) -> Task<Void, Never> {
     stateWillChange()
     let superseded = tracker.screen
     tracker.clear()?.cancel()
-    var plan = plan
     // A limited load queues when it is called (a debounced one once its debounce is over, a paused one once the
     // network is back).
     var reservation: (limiter: LoadLimiter, ticket: PermitTicket)?
@@ -72,20 +71,25 @@ extension StateHost {
     }
     let id = LoadTracker.nextID()
     let host = hostReference
-    // Captured as a constant: a captured `var` would be boxed on the heap.
-    let launched = plan
-    let task = Self.makeTask(launched, id: id, host: host, priority: priority)
+    // What the rest reads of the plan, read before the plan goes to the task; the whole plan is copied only for a calm
+    // presentation.
+    let appendsPage = plan.appendsPage
+    let initialPhase = plan.initialPhase
+    let calmOptions = plan.options.flatMap { $0.presentsCalmly ? $0 : nil }
+    let calmPlan = calmOptions == nil ? nil : copy plan
+    let startState = writingStartState && calmOptions == nil ? plan.startState : nil
+    let task = Self.makeTask(plan, id: id, host: host, priority: priority)
     tracker.begin(id, task: task)
     tracker.reservation = reservation
-    if plan.appendsPage { tracker.isLoadingMore = true }
+    if appendsPage { tracker.isLoadingMore = true }
     clearLoadActivity()
-    if let phase = plan.initialPhase { enter(phase) }
-    if let options = plan.options, options.presentsCalmly {
+    if let phase = initialPhase { enter(phase) }
+    if let calmOptions, let calmPlan {
       presentStart(
-        plan, options, id: id, writing: writingStartState, inherited: superseded,
+        calmPlan, calmOptions, id: id, writing: writingStartState, inherited: superseded,
         current: currentState ?? self.currentState)
-    } else if writingStartState, !(currentState ?? self.currentState).isAlready(plan.startState) {
-      store(plan.startState)
+    } else if let startState, !(currentState ?? self.currentState).isAlready(startState) {
+      store(startState)
     }
     publishActivity()
     return task
