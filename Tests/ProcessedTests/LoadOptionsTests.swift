@@ -26,6 +26,33 @@ final class OptionsModel: ObservableModel, LoadableSupport, ProcessSupport {
     #expect(options.clock is ContinuousClock)
   }
 
+  /// The fields live in one shared box (`LoadOptions+Fields.swift`): a write must reach only the value written.
+  @Test func optionsAreValuesAWriteChangesOnlyTheCopyWritten() {
+    let limiter = LoadLimiter(maxConcurrent: 1)
+    let original = LoadOptions(timeout: .seconds(5), limiter: limiter, staleTime: .seconds(60))
+    var copy = original
+    copy.timeout = .seconds(1)
+    copy.debounce = .trailing(.milliseconds(300))
+    copy.networkMode = .always
+    #expect(original.timeout == .seconds(5))
+    #expect(original.debounce == nil)
+    #expect(original.networkMode == .online)
+    #expect(copy.timeout == .seconds(1))
+    #expect(copy.debounce == .trailing(.milliseconds(300)))
+    #expect(copy.networkMode == .always)
+    // Fields not written are the original's.
+    #expect(copy.limiter === limiter)
+    #expect(copy.staleTime == .seconds(60))
+    // The split a cache makes leaves the call's options as they were.
+    let fetch = copy.forFetch
+    #expect(fetch.debounce == nil)
+    #expect(copy.debounce == .trailing(.milliseconds(300)))
+    var defaults = LoadOptions.default
+    defaults.retry = .constant(.seconds(1), maxRetries: 2)
+    #expect(LoadOptions.default.retry.maxRetries == 0)
+    #expect(defaults.retry.maxRetries == 2)
+  }
+
   @Test(arguments: [Duration.zero, .seconds(-1), .nanoseconds(-1), .seconds(Int64.min)])
   func aNonPositiveTimeoutEndsTheLoadAtOnceWithoutRunningTheBlock(_ timeout: Duration) async {
     let model = OptionsModel()
