@@ -77,6 +77,30 @@ func omCallers(
     #expect(fetches.value == 1)
   }
 
+  /// A caller awaiting `value(for:)` from the main actor is decided where the function's body runs — off the main
+  /// actor, since it is a nonisolated `async` function — like any other caller: main-actor callers and detached ones of
+  /// one key share one fetch, decided in the off-main table, and all get its answer.
+  @Test func mainActorCallersShareTheOffMainFetchWithOtherCallers() async throws {
+    let cache = try await omCache(warmed: true)
+    let key = CacheKey<Int>("om", "main and off")
+    let gate = ActorGate()
+    let fetches = OFCounter()
+    let fetch: @Sendable () async throws -> Int = {
+      _ = fetches.next()
+      await gate.wait()
+      return 9
+    }
+    let onMain = (0..<3).map { _ in
+      Task { @MainActor in try await cache.value(for: key, fetch: fetch) }
+    }
+    let offMain = omCallers(3, cache, key, fetch: fetch)
+    await omUntilCallers(cache, key, 6, warmed: true)
+    await gate.untilWaiting(1)
+    gate.open()
+    for caller in onMain + offMain { #expect(try await caller.ofValue() == 9) }
+    #expect(fetches.value == 1)
+  }
+
   @Test(arguments: [false, true])
   func aSetDuringTheFetchEndsTheCallersAndIsNeverOverwritten(warmed: Bool) async throws {
     let cache = try await omCache(warmed: warmed)
