@@ -27,18 +27,26 @@ protocol ManagedState {
 }
 
 extension ManagedState {
-  /// Keeps `kept` — the last state that held a value, while the state holds none (``LoadableController/lastValue``)
-  /// — up to date as `old` is replaced by `new`: a reset forgets it, and a state that held a value is kept when it is
-  /// replaced by one that holds none. Writes `kept` only when it changes.
+  /// Keeps `kept` — the last state that held a value, while the state holds none (``LoadableController/lastValue``),
+  /// or the reset state when there is none — up to date as `old` is replaced by `new`: a reset forgets it, and a state
+  /// that held a value is kept when it is replaced by one that holds none. Writes `kept` only when it changes.
+  ///
+  /// Not optional: a storage's fields of type `State?` made its generic `deinit` look up `Optional<State>`'s metadata
+  /// and destroy it through the runtime's enum witnesses, a third of a state's lifetime cost. A state that holds a value
+  /// is never the reset state, so the reset state stands for none (``lastValue(in:)``).
   @inlinable @inline(__always)
-  static func keepLastValue(_ kept: inout Self?, replacing old: Self, with new: Self) {
+  static func keepLastValue(_ kept: inout Self, replacing old: Self, with new: Self) {
     guard keepsLastValue else { return }
     if new.isResetState {
-      if kept != nil { kept = nil }
+      if !kept.isResetState { kept = resetState }
     } else if old.holdsValue, !new.holdsValue {
       kept = old
     }
   }
+
+  /// The last state that held a value kept by ``keepLastValue(_:replacing:with:)``, or `nil`.
+  @inlinable
+  static func lastValue(in kept: Self) -> Self? { kept.isResetState ? nil : kept }
 }
 
 extension LoadableState: ManagedState {

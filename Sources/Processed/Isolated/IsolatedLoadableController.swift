@@ -333,7 +333,7 @@ public struct IsolatedLoadableController<Value: Sendable> {
     switch storage.state {
     case .loaded(let value): return value
     case .absent: return nil
-    case .loading, .error: return storage.keptState?.data
+    case .loading, .error: return LoadableState.lastValue(in: storage.keptState)?.data
     }
   }
 

@@ -20,8 +20,9 @@ public import CProcessedAtomics
 @usableFromInline
 final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sendable, ProgressSink {
   @usableFromInline @exclusivity(unchecked) var state: State
-  /// The last state that held a value, while the state holds none (`lastValue`).
-  @usableFromInline @exclusivity(unchecked) var keptState: State?
+  /// The last state that held a value, while the state holds none (`lastValue`); the reset state when there is none
+  /// (``ManagedState/keepLastValue(_:replacing:with:)``).
+  @usableFromInline @exclusivity(unchecked) var keptState: State
   /// The declaration's options (`@IsolatedLoadable(options:)`); `nil`: `LoadOptions.default`.
   @usableFromInline let declaredOptions: LoadOptions.Resolved?
   /// What the wrapper is called in failure messages (`IsolatedLoadable<[Post]>`).
@@ -89,6 +90,7 @@ final class IsolatedStateStorage<State: ManagedState & Sendable>: @unchecked Sen
   @inlinable
   init(_ state: State, options: LoadOptions?, kind: String) {
     self.state = state
+    keptState = State.resetState
     declaredOptions = options.map(LoadOptions.Resolved.init)
     self.kind = kind
   }

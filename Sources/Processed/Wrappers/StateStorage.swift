@@ -26,19 +26,27 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
 
   @usableFromInline var lastLoadCall: LoadCallMark?
   @usableFromInline @exclusivity(unchecked) var activityRecord: ActivityRecord?
-  /// The last state that held a value, while the state holds none (``LoadableController/lastValue``).
-  @usableFromInline @exclusivity(unchecked) var lastValueState: State?
+  /// The last state that held a value, while the state holds none (``LoadableController/lastValue``); the reset state
+  /// when there is none (``ManagedState/keepLastValue(_:replacing:with:)``).
+  @usableFromInline @exclusivity(unchecked) var keptState: State
   /// The declaration's options (`@Loadable(options:)`), for loads given none.
   @usableFromInline let declaredOptions: LoadOptions.Resolved?
   /// The state's binding to cache entries (a `StorageCacheBinding`), made on its first cached load and kept: a fresh
   /// hit reaches it without a table lookup. Bound exactly while its `entry` is set.
   @usableFromInline @exclusivity(unchecked) var cacheBinding: AnyCacheBinding?
 
-  @usableFromInline
+  /// Inlined, so that it is specialized where a wrapper is made: a generic init wrote each field through the state's
+  /// value witnesses.
+  @inlinable
   nonisolated init(_ state: State, options: LoadOptions? = nil) {
     currentState = state
+    keptState = State.resetState
     declaredOptions = options.map(LoadOptions.Resolved.init)
   }
+
+  /// The last state that held a value, while the state holds none.
+  @inlinable
+  var lastValueState: State? { State.lastValue(in: keptState) }
 
   deinit {
     // Forgetting the load also ends the calls that joined it (`.joinRunning`).
@@ -55,7 +63,7 @@ final class StateStorage<State: ManagedState & Sendable>: StateHost, DeliversInO
     // A state that holds a value (and is not the reset state) leaves the kept last value as it is: the common write
     // of a value does not read and copy the current state for it.
     if !state.holdsValue || state.isResetState {
-      State.keepLastValue(&lastValueState, replacing: currentState, with: state)
+      State.keepLastValue(&keptState, replacing: currentState, with: state)
     }
     switch (ownObservers, modelLink) {
     case (nil, nil):
