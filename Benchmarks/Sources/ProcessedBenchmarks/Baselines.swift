@@ -30,6 +30,17 @@ final class ProcessedModel: ObservableModel, LoadableSupport {
   var numbers: LoadableState<Int> = .absent
 }
 
+/// A screen's model with one `@Loadable` state, for a state's whole life (made, observed, released).
+@MainActor
+final class ScreenModel {
+  @Loadable var feed: LoadableState<Int> = .absent
+}
+
+/// `ScreenModel` written by hand: the write + notify floor's registry in its place.
+final class HandScreenModel {
+  let feed = HandStateRegistry()
+}
+
 /// `ProcessedModel`'s `@Observed` property in a model that opts in to the Observation bridge.
 @MainActor
 final class BridgedModel: ObservableModel, Observable {

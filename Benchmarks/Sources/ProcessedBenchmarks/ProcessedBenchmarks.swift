@@ -123,17 +123,42 @@ struct ProcessedBenchmarks {
     let model = ProcessedModel()
     let controller = Loadable<Int>().projectedValue
     let hand = HandStateRegistry()
+    let sink = Sink()
     let results = await measureSideBySide(
       operations: operations,
       [
         { for _ in 0..<operations { model.observe(\.value) { _ in }.cancel() } },
         { for _ in 0..<operations { controller.observe { _ in }.cancel() } },
         { for _ in 0..<operations { hand.remove(hand.add { _ in }) } },
+        // A state's whole life with one observer, as a screen's model has it: made, observed by a closure that
+        // captures something, its observer cancelled, released. The first observer makes the state's slot.
+        // Each model is kept until the next is made, so that it lives on the heap as a screen's does.
+        {
+          var last: ScreenModel?
+          for _ in 0..<operations {
+            let model = ScreenModel()
+            model.$feed.observe { sink.take($0) }.cancel()
+            last = model
+          }
+          withExtendedLifetime(last) {}
+        },
+        {
+          var last: HandScreenModel?
+          for _ in 0..<operations {
+            let model = HandScreenModel()
+            model.feed.remove(model.feed.add { sink.take($0) })
+            last = model
+          }
+          withExtendedLifetime(last) {}
+        },
       ])
     let (ours, oursController, handResult) = (results[0], results[1], results[2])
     let floor = "Mutex + closures (LoadableState<Int>)"
     Bench.record("observe + cancel", "model.observe(\\.value) + cancel", ours: ours, against: floor, handResult)
     Bench.record("observe + cancel", "$state.observe { }.cancel()", ours: oursController, against: floor, handResult)
+    Bench.record(
+      "observe + cancel", "a new model's @Loadable: made, observed, cancelled, released", ours: results[3],
+      against: "a new model's Mutex + closures registry, the same", results[4])
     Bench.absolute.append(
       ("observe + cancel (model key path)", "\(fixed(ours.nanoseconds, 0)) ns", "< 250 ns", ours.nanoseconds < 250))
     Bench.absolute.append(

@@ -10,6 +10,9 @@
 //        ProfileScenario isobarecycle|isobaretaskcycle|handbarecycle [count]   (the same with no observer; the bare actor)
 //        ProfileScenario valuemiss|handvaluemiss [count]   (a `value(for:)` miss cycle from a detached task; the actor singleflight)
 //        ProfileScenario valuehit [count]   (a fresh `value(for:)` hit from a detached task)
+//        ProfileScenario cancelsink|handcancelsink|freshonly|handfreshonly|cancelfresh|handcancelfresh|firstobserver [count]
+//                        (observe + cancel with a capturing observer; a state made and released; the same with one
+//                        observer; a state's first and second observers)
 import Foundation
 import HandWritten
 import Processed
@@ -97,6 +100,40 @@ await MainActor.run {
   case "cancel":
     let controller = Loadable<Int>().projectedValue
     for _ in 0..<count { controller.observe { _ in }.cancel() }
+  case "cancelsink":
+    let controller = Loadable<Int>().projectedValue
+    for _ in 0..<count { controller.observe { sink.take($0) }.cancel() }
+  case "cancelfresh":
+    for _ in 0..<count {
+      let controller = Loadable<Int>().projectedValue
+      controller.observe { sink.take($0) }.cancel()
+    }
+  case "freshonly":
+    for i in 0..<count {
+      let controller = Loadable<Int>().projectedValue
+      if controller.state.isLoading { total &+= i }
+    }
+  case "firstobserver":
+    // A state observed once and its observer cancelled, then a second observe + cancel on the same state: the
+    // second pair's cost is `cancelsink`'s; the first pays for the observer slot.
+    for _ in 0..<count {
+      let controller = Loadable<Int>().projectedValue
+      controller.observe { sink.take($0) }.cancel()
+      controller.observe { sink.take($0) }.cancel()
+    }
+  case "handcancelfresh":
+    for _ in 0..<count {
+      let hand = HandStateRegistry()
+      hand.remove(hand.add { sink.take($0) })
+    }
+  case "handfreshonly":
+    for i in 0..<count {
+      let hand = HandStateRegistry()
+      if hand.value.isLoading { total &+= i }
+    }
+  case "handcancelsink":
+    let hand = HandStateRegistry()
+    for _ in 0..<count { hand.remove(hand.add { sink.take($0) }) }
   default:
     break
   }
