@@ -23,6 +23,11 @@ let package = Package(
       swiftSettings: [.swiftLanguageMode(.v6)]
     ),
     .executableTarget(
+      name: "MainLoopScenario",
+      dependencies: ["HandWritten", .product(name: "Processed", package: "Processed")],
+      swiftSettings: [.swiftLanguageMode(.v6)]
+    ),
+    .executableTarget(
       name: "ProcessedBenchmarks",
       dependencies: [
         "HandWritten",
