@@ -25,15 +25,31 @@ struct LoadPlan<State: ManagedState>: ShapedPlan {
   @usableFromInline let work: Work
   /// What only loads with options, interrupts or a debounce have; `nil` on the plain path (see ``PlanShape``).
   @usableFromInline var shape: PlanShape<Interrupt>?
+  /// The four flags below in one byte. A plan is copied into its task and passed down the start; with a stored `Bool`
+  /// each, the optimizer copied it through its generic value witness (metadata and a call per field).
+  @usableFromInline var flags: UInt8 = 0
+
   /// Whether the start state is left unwritten (`silently:`); read by a debounced load, which writes it late.
-  @usableFromInline var silently = false
+  @inlinable var silently: Bool {
+    get { flags & 1 != 0 }
+    set { flags = newValue ? flags | 1 : flags & ~1 }
+  }
   /// A refresh of a loaded state: an ordinary failure is not written; the error is kept in the activity instead, and
   /// the loaded value stays on screen.
-  @usableFromInline var keepsContent = false
+  @inlinable var keepsContent: Bool {
+    get { flags & 2 != 0 }
+    set { flags = newValue ? flags | 2 : flags & ~2 }
+  }
   /// A `loadMore`: a later `loadMore` joins it, and `.joinRunning` does not (see ``PageLoad``).
-  @usableFromInline var appendsPage = false
+  @inlinable var appendsPage: Bool {
+    get { flags & 4 != 0 }
+    set { flags = newValue ? flags | 4 : flags & ~4 }
+  }
   /// A cache binding's waiting load for a fetch paused offline: its activity starts as `.paused`.
-  @usableFromInline var startsPaused = false
+  @inlinable var startsPaused: Bool {
+    get { flags & 8 != 0 }
+    set { flags = newValue ? flags | 8 : flags & ~8 }
+  }
   /// A `loadMore`'s ``PageRefill``: how a cache entry that holds the list fetches its pages again.
   var pageRefill: AnyObject?
 
