@@ -87,9 +87,17 @@ extension CacheEntry {
     }
   }
 
-  /// Fetches with the block and options of the last fetch (or binding call), as `invalidate` does, staleness aside.
+  /// Fetches with the block and options of the last fetch (or binding call), as `invalidate` does, staleness aside —
+  /// never for a state that is gone: a key-path state's owner that went away leaves here, and with no state left the
+  /// entry stops polling and becomes idle.
   func fetchAgain() {
-    guard !bindings.isEmpty, let block else { return }
+    guard !bindings.isEmpty else { return }
+    dropReleasedBindings()
+    guard !bindings.isEmpty, let block else {
+      updatePolling()
+      noteIfIdle()
+      return
+    }
     fetch(block, options: recipe?.options, priority: nil)
   }
 
@@ -98,6 +106,13 @@ extension CacheEntry {
   /// instead, and counts as the revalidation.
   func revalidateEntry(now: Duration, throttle: Duration, focusReturned: Bool) {
     guard !bindings.isEmpty else { return }
+    // A touch: a key-path state whose owner went away is not a bound state.
+    dropReleasedBindings()
+    guard !bindings.isEmpty else {
+      updatePolling()
+      noteIfIdle()
+      return
+    }
     defer { if focusReturned { updatePolling() } }
     if focusReturned, let polling, !isFetching, now >= (revalidation?.lastFetchEnd ?? writtenAt) + polling.interval {
       madeRevalidation.lastRevalidation = now
