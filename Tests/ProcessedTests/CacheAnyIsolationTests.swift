@@ -1,3 +1,4 @@
+import Dispatch
 import Processed
 import ProcessedTesting
 import Testing
@@ -28,6 +29,34 @@ actor LikeService {
   /// Only a hang detector: these tasks hop to the main actor once per read, and with the whole suite running under a
   /// sanitizer the main actor's queue is long (a 30-second limit was reached in CI's thread-sanitizer run).
   static let hangLimit = Duration.seconds(300)
+
+  /// A `set` made off the main actor returns at once and runs there later; the value is as old as the call (found from
+  /// outside: it was stamped when the main actor ran it, so a busy main actor kept it fresh past its `staleTime`).
+  @Test func aSetMadeOffTheMainActorIsWrittenAtTheTimeOfTheCall() async throws {
+    let clock = TestClock()
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    let key = CacheKey<Int>("k")
+    let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    // The main actor is busy, as a screen's work keeps it, until the clock has moved on.
+    let busy = Task { @MainActor in
+      entered.signal()
+      release.wait()
+    }
+    try await Task.detached {
+      entered.wait()
+      cache.set(1, for: key)  // queued for the main actor, which is busy
+      clock.advance(by: .seconds(10))
+      release.signal()
+    }.value(timeLimit: Self.hangLimit)
+    await busy.value
+    let (writtenAt, fresh) = await MainActor.run {
+      let entry = cache.store.entry(for: key)
+      return (entry?.writtenAt, entry?.isFresh(staleTime: .seconds(10)))
+    }
+    #expect(writtenAt == .zero)  // the call's time, not the main actor's turn (10 s)
+    #expect(fresh == false)  // stale at exactly `staleTime` after the call
+    #expect(await cache.value(for: key) == 1)
+  }
 
   @Test func aTaskOffTheMainActorReadsItsOwnWrites() async throws {
     let cache = LoadCache(staleTime: .seconds(3_600))

@@ -317,7 +317,8 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     value = newValue
     version = processed_next_cache_version()
     recipe?.lastError = nil
-    writtenAt = clock.now()
+    // A write of a call made off the main actor is as old as the call (never older than the write before it).
+    writtenAt = store.queuedCallTime.map { max($0, writtenAt) } ?? clock.now()
     invalidated = false
     if isPublished { publishValue() }
     if let persisted { store(base ?? newValue, as: persisted) }

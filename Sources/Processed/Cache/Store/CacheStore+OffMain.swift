@@ -41,10 +41,12 @@ extension CacheStore {
     _ call: @escaping @MainActor @Sendable (CacheStore) -> Void, changesValues: Bool = true
   ) {
     processed_cache_note_off_main()
+    // The call's time: a value it writes is as old as the call, not as the main actor's turn to run it.
+    let calledAt = clock.now()
     // Counted before it is queued: from now on a read off the main actor hops there, where the call runs first.
     if changesValues { published.withLock { $0.unappliedCalls += 1 } }
     let schedules = offMain.withLock { queue -> Bool in
-      queue.calls.append((call, changesValues))
+      queue.calls.append((call, changesValues, calledAt))
       guard !queue.isScheduled else { return false }
       queue.isScheduled = true
       return true
@@ -74,7 +76,9 @@ extension CacheStore {
       defer { queue.head += 1 }
       return queue.calls[queue.head]
     }) {
+      queuedCallTime = queued.calledAt
       queued.call(self)
+      queuedCallTime = nil
       if queued.changesValues { published.withLock { $0.unappliedCalls -= 1 } }
     }
   }
@@ -83,8 +87,9 @@ extension CacheStore {
 /// The calls made off the main actor that wait for it (see `CacheStore+OffMain.swift`).
 @usableFromInline
 struct OffMainCalls: Sendable {
-  /// A queued call, and whether it counts in ``PublishedTable/unappliedCalls``.
-  typealias Call = (call: @MainActor @Sendable (CacheStore) -> Void, changesValues: Bool)
+  /// A queued call, whether it counts in ``PublishedTable/unappliedCalls``, and the cache clock's time when it was
+  /// made (``CacheStore/queuedCallTime``).
+  typealias Call = (call: @MainActor @Sendable (CacheStore) -> Void, changesValues: Bool, calledAt: Duration)
 
   var calls: [Call] = []
   /// The next call to run.

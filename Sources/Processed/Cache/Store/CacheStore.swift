@@ -50,6 +50,9 @@ final class CacheStore: Sendable {
   /// any entry was ever published (a cache that never serves `value(for:)` never takes the lock).
   @usableFromInline let published = LockedBox(PublishedTable())
   @MainActor var hasPublished = false
+  /// While a call made off the main actor runs there (``runQueuedCalls()``), when it was made: a value it writes is
+  /// written at that time (`set` is fresh from its call, as if it had run then), not at the main actor's turn.
+  @usableFromInline @MainActor @exclusivity(unchecked) var queuedCallTime: Duration?
   /// The calls made off the main actor that have not run yet, in the order they were made (see
   /// `CacheStore+OffMain.swift`).
   @usableFromInline let offMain = LockedBox(OffMainCalls())
