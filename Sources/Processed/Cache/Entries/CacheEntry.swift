@@ -159,8 +159,12 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   override var isBound: Bool { bindings.count != 0 }
 
   override func dropReleasedBindings() {
-    let released = bindings.filter { $0.host() == nil }
-    guard !released.isEmpty else { return }
+    // Checked by index first: this runs unspecialized on every revalidation, where a `filter` allocated even when it
+    // found nothing (and a key-path binding's `host()` makes a host).
+    var index = 0
+    while index < bindings.count, bindings[index].isAlive { index += 1 }
+    guard index < bindings.count else { return }
+    let released = bindings.filter { !$0.isAlive }
     for binding in released { remove(binding) }
     cancelFetchIfUnwaited()
   }
