@@ -50,6 +50,16 @@ private func yields(_ count: Int = 100) async {
   for _ in 0..<count { await Task.yield() }
 }
 
+/// Loads key "a" into `screen` with polling every 10 s, and waits for the load.
+@MainActor
+private func loadPolling(_ screen: RScreen, in cache: LoadCache, from server: RServer, clock: TestClock) async throws {
+  try await screen.$number.load(
+    CacheKey<Int>("a"), in: cache, options: LoadOptions(refetchInterval: .seconds(10), clock: clock)
+  ) {
+    server.value("a")
+  }.value(timeLimit: .seconds(20))
+}
+
 @MainActor
 @Suite struct OutsiderPhase4BRevalidationTests {
   let clock = TestClock()
@@ -322,11 +332,7 @@ private func yields(_ count: Int = 100) async {
     let cache = LoadCache(staleTime: .seconds(1_000), clock: clock)
     let server = RServer()
     let (poller, watcher) = (RScreen(), RScreen())
-    try await poller.$number.load(
-      key("a"), in: cache, options: LoadOptions(refetchInterval: .seconds(10), clock: clock)
-    ) {
-      server.value("a")
-    }.value(timeLimit: .seconds(20))
+    try await loadPolling(poller, in: cache, from: server, clock: clock)
     try await watcher.$number.load(key("a"), in: cache) { server.value("a") }.value(timeLimit: .seconds(20))
     let history = StateRecorder(watcher.$number)
     try await clock.waitForCacheTimers(1, timeLimit: .seconds(20))
@@ -364,11 +370,7 @@ private func yields(_ count: Int = 100) async {
     let cache = LoadCache(staleTime: .seconds(1_000), clock: clock)
     let server = RServer()
     let screen = RScreen()
-    try await screen.$number.load(
-      key("a"), in: cache, options: LoadOptions(refetchInterval: .seconds(10), clock: clock)
-    ) {
-      server.value("a")
-    }.value(timeLimit: .seconds(20))
+    try await loadPolling(screen, in: cache, from: server, clock: clock)
     try await clock.waitForCacheTimers(1, timeLimit: .seconds(20))
     cache.setFocused(false)
     for _ in 0..<4 {
@@ -408,11 +410,7 @@ private func yields(_ count: Int = 100) async {
     let cache = LoadCache(staleTime: .seconds(1_000), clock: clock)
     let server = RServer()
     let screen = RScreen()
-    try await screen.$number.load(
-      key("a"), in: cache, options: LoadOptions(refetchInterval: .seconds(10), clock: clock)
-    ) {
-      server.value("a")
-    }.value(timeLimit: .seconds(20))
+    try await loadPolling(screen, in: cache, from: server, clock: clock)
     try await clock.waitForCacheTimers(1, timeLimit: .seconds(20))
     cache.setOnline(false)
     for _ in 0..<4 {
@@ -556,11 +554,7 @@ private final class RModel: ObservableModel, LoadableSupport {
     let cache = LoadCache(staleTime: .seconds(1_000), clock: clock)
     let server = RServer()
     let screen = RScreen()
-    try await screen.$number.load(
-      key("a"), in: cache, options: LoadOptions(refetchInterval: .seconds(10), clock: clock)
-    ) {
-      server.value("a")
-    }.value(timeLimit: .seconds(20))
+    try await loadPolling(screen, in: cache, from: server, clock: clock)
     let history = StateRecorder(screen.$number)
     try await clock.waitForCacheTimers(1, timeLimit: .seconds(20))
     clock.advance(by: .seconds(6))
@@ -580,11 +574,7 @@ private final class RModel: ObservableModel, LoadableSupport {
     let cache = LoadCache(clock: clock)  // stale at once
     let server = RServer()
     let screen = RScreen()
-    try await screen.$number.load(
-      key("a"), in: cache, options: LoadOptions(refetchInterval: .seconds(10), clock: clock)
-    ) {
-      server.value("a")
-    }.value(timeLimit: .seconds(20))
+    try await loadPolling(screen, in: cache, from: server, clock: clock)
     try await clock.waitForCacheTimers(1, timeLimit: .seconds(20))
     cache.setFocused(false)
     clock.advance(by: .seconds(25))
@@ -654,11 +644,7 @@ private final class RModel: ObservableModel, LoadableSupport {
     let cache = LoadCache(staleTime: .seconds(1_000), clock: clock)
     let server = RServer()
     let screen = RScreen()
-    try await screen.$number.load(
-      key("a"), in: cache, options: LoadOptions(refetchInterval: .seconds(10), clock: clock)
-    ) {
-      server.value("a")
-    }.value(timeLimit: .seconds(20))
+    try await loadPolling(screen, in: cache, from: server, clock: clock)
     try await clock.waitForCacheTimers(1, timeLimit: .seconds(20))
     clock.advance(by: .seconds(3))
     cache.setFocused(false)
