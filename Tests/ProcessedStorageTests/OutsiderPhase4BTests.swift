@@ -83,12 +83,21 @@ fileprivate actor OStorage: CacheStorage {
     if predicate(log + held.map { _ in "<held>" }) { return true }
     nextID += 1
     let id = nextID
-    return await withCheckedContinuation { continuation in
-      watchers.append((id, predicate, continuation))
-      Task { [weak self] in
-        try? await Task.sleep(for: limit)  // a safety limit only: the expected path never reaches it
-        await self?.expire(id)
+    // Registered in a task of this actor's, which may run after more lines came: it checks the log again first.
+    let waiting = Task {
+      await withCheckedContinuation { continuation in
+        if predicate(log + held.map { _ in "<held>" }) {
+          continuation.resume(returning: true)
+        } else {
+          watchers.append((id, predicate, continuation))
+        }
       }
+    }
+    do {
+      return try await waiting.value(timeLimit: limit)  // a hang detector only: the expected path never reaches it
+    } catch {
+      expire(id)
+      return false
     }
   }
 

@@ -48,7 +48,7 @@ actor LikeService {
       clock.advance(by: .seconds(10))
       release.signal()
     }.value(timeLimit: Self.hangLimit)
-    await busy.value
+    try await busy.value(timeLimit: Self.hangLimit)
     let (writtenAt, fresh) = await MainActor.run {
       let entry = cache.store.entry(for: key)
       return (entry?.writtenAt, entry?.isFresh(staleTime: .seconds(10)))

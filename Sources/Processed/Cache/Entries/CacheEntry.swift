@@ -159,8 +159,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
   override var isBound: Bool { bindings.count != 0 }
 
   override func dropReleasedBindings() {
-    // Checked by index first: this runs unspecialized on every revalidation, where a `filter` allocated even when it
-    // found nothing (and a key-path binding's `host()` makes a host).
+    // By index first: unspecialized, a `filter` allocated on every revalidation even when it found nothing.
     var index = 0
     while index < bindings.count, bindings[index].isAlive { index += 1 }
     guard index < bindings.count else { return }
@@ -321,7 +320,6 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     value = newValue
     version = processed_next_cache_version()
     recipe?.lastError = nil
-    // A write of a call made off the main actor is as old as the call (never older than the write before it).
     writtenAt = store.queuedCallTime.map { max($0, writtenAt) } ?? clock.now()
     invalidated = false
     if isPublished { publishValue() }
@@ -384,17 +382,13 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     if callers == nil { noteIfIdle() }
   }
 
-  override func drop() {
-    dropEntry()
-  }
+  override func drop() { dropEntry() }
 
   override func revalidate(now: Duration, throttle: Duration, focusReturned: Bool) {
     revalidateEntry(now: now, throttle: throttle, focusReturned: focusReturned)
   }
 
-  override func focusLost() {
-    updatePolling()
-  }
+  override func focusLost() { updatePolling() }
 
   override func startPublishing() {
     guard !isPublished else { return }
