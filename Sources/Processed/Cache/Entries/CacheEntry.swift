@@ -320,7 +320,7 @@ final class CacheEntry<Value: Sendable>: AnyCacheEntry, StateHost {
     value = newValue
     version = processed_next_cache_version()
     recipe?.lastError = nil
-    writtenAt = store.queuedCallTime.map { max($0, writtenAt) } ?? clock.now()
+    writtenAt = store.takeQueuedCallTime().map { max($0, writtenAt) } ?? clock.now()
     invalidated = false
     if isPublished { publishValue() }
     if let persisted { store(base ?? newValue, as: persisted) }

@@ -65,6 +65,15 @@ extension CacheStore {
     runQueuedCallsSlowly()
   }
 
+  /// The time of the call made off the main actor that runs now, once: the value it writes is written at that time;
+  /// a write its observers make meanwhile (a main-actor call of their own) is written at the time it runs.
+  @usableFromInline @MainActor
+  func takeQueuedCallTime() -> Duration? {
+    guard let calledAt = queuedCallTime else { return nil }
+    queuedCallTime = nil
+    return calledAt
+  }
+
   @usableFromInline @MainActor
   func runQueuedCallsSlowly() {
     while let queued = offMain.withLock({ queue -> OffMainCalls.Call? in
