@@ -58,6 +58,41 @@ actor LikeService {
     #expect(await cache.value(for: key) == 1)
   }
 
+  /// Only the queued call's own value takes the call's time: a main-actor `set` an observer makes while the queued
+  /// `set` delivers is written at the time it runs.
+  @Test func aWriteAnObserverMakesDuringAQueuedSetIsWrittenAtItsOwnTime() async throws {
+    let clock = TestClock()
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    let (shown, echoed) = (CacheKey<Int>("shown"), CacheKey<Int>("echoed"))
+    let screen = CacheScreen()
+    let token = await MainActor.run {
+      screen.$number.observe { state in
+        if state == .loaded(1) { cache.set(100, for: echoed) }
+      }
+    }
+    try await Task { @MainActor in
+      await screen.$number.load(shown, in: cache) { 0 }
+    }.value(timeLimit: Self.hangLimit)
+    let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+    let busy = Task { @MainActor in
+      entered.signal()
+      release.wait()
+    }
+    try await Task.detached {
+      entered.wait()
+      cache.set(1, for: shown)  // queued at 0 s
+      clock.advance(by: .seconds(4))
+      release.signal()
+    }.value(timeLimit: Self.hangLimit)
+    try await busy.value(timeLimit: Self.hangLimit)
+    let times = await MainActor.run {
+      (cache.store.entry(for: shown)?.writtenAt, cache.store.entry(for: echoed)?.writtenAt)
+    }
+    #expect(times.0 == .zero)  // the queued call's time
+    #expect(times.1 == .seconds(4))  // the observer's own call ran at 4 s
+    withExtendedLifetime(token) {}
+  }
+
   @Test func aTaskOffTheMainActorReadsItsOwnWrites() async throws {
     let cache = LoadCache(staleTime: .seconds(3_600))
     let key = CacheKey<Int>("k")
