@@ -16,14 +16,47 @@ final class KeyPathStateExtras {
     self.model = model
   }
 
-  /// The slot kept beside the state, made on first use.
+  /// The slot kept beside the state, made on first use. A class that is not an ``ObservableModel`` tells no one when it
+  /// goes away, so while such slots are open the sweeper looks for their models every second and closes the slots of
+  /// those that went (their `states` sequences end, their observers are dropped).
   func ownLink<State>(of type: State.Type) -> SlotLink {
     if let ownLink { return ownLink }
     let slot = ObserverSlot.make()
     let link = SlotLink(slot)
     ownSlot = slot
     ownLink = link
+    Self.startSweeping()
     return link
+  }
+
+  /// The task that closes the slots of models that went away; `nil` while no slot is open.
+  private static var sweeper: Task<Void, Never>?
+
+  private static func startSweeping() {
+    guard sweeper == nil else { return }
+    sweeper = Task { @MainActor in
+      while true {
+        try? await Task.sleep(for: .seconds(1))
+        guard closeSlotsOfModelsThatWent() else { break }
+      }
+      sweeper = nil
+    }
+  }
+
+  /// Closes the slots whose model went away and forgets their extras; returns whether a slot is still open.
+  static func closeSlotsOfModelsThatWent() -> Bool {
+    var open = false
+    for (key, extras) in table {
+      if extras.model == nil {
+        extras.ownSlot?.close()
+        extras.ownSlot = nil
+        extras.ownLink = nil
+        table[key] = nil
+      } else if extras.ownSlot != nil {
+        open = true
+      }
+    }
+    return open
   }
 
   isolated deinit {
