@@ -353,7 +353,7 @@ public struct LoadableController<Value: Sendable> {
   }
 
   /// The current state, then every change, in order. The sequence ends when the iteration is cancelled or the
-  /// state's owner goes away.
+  /// state's owner goes away (for a key-path state of a class that is not an ``ObservableModel``, within a second).
   ///
   /// ```swift
   /// for await state in $numbers.states {

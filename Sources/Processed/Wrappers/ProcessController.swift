@@ -221,7 +221,7 @@ public struct ProcessController<ProcessKind: Equatable & Sendable> {
   }
 
   /// The current state, then every change, in order. The sequence ends when the iteration is cancelled or the
-  /// state's owner goes away.
+  /// state's owner goes away (for a key-path state of a class that is not an ``ObservableModel``, within a second).
   ///
   /// ```swift
   /// for await state in $action.states where state.hasFinished { break }
