@@ -30,25 +30,32 @@ actor LikeService {
   /// sanitizer the main actor's queue is long (a 30-second limit was reached in CI's thread-sanitizer run).
   static let hangLimit = Duration.seconds(300)
 
-  /// A `set` made off the main actor returns at once and runs there later; the value is as old as the call (found from
-  /// outside: it was stamped when the main actor ran it, so a busy main actor kept it fresh past its `staleTime`).
-  @Test func aSetMadeOffTheMainActorIsWrittenAtTheTimeOfTheCall() async throws {
-    let clock = TestClock()
-    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
-    let key = CacheKey<Int>("k")
+  /// Runs `work` off the main actor while the main actor is busy (as a screen's work keeps it), then lets it run the
+  /// calls `work` queued.
+  func whileTheMainActorIsBusy(_ work: @escaping @Sendable () -> Void) async throws {
     let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-    // The main actor is busy, as a screen's work keeps it, until the clock has moved on.
     let busy = Task { @MainActor in
       entered.signal()
       release.wait()
     }
     try await Task.detached {
       entered.wait()
-      cache.set(1, for: key)  // queued for the main actor, which is busy
-      clock.advance(by: .seconds(10))
+      work()
       release.signal()
     }.value(timeLimit: Self.hangLimit)
     try await busy.value(timeLimit: Self.hangLimit)
+  }
+
+  /// A `set` made off the main actor returns at once and runs there later; the value is as old as the call (found from
+  /// outside: it was stamped when the main actor ran it, so a busy main actor kept it fresh past its `staleTime`).
+  @Test func aSetMadeOffTheMainActorIsWrittenAtTheTimeOfTheCall() async throws {
+    let clock = TestClock()
+    let cache = LoadCache(staleTime: .seconds(10), clock: clock)
+    let key = CacheKey<Int>("k")
+    try await whileTheMainActorIsBusy {
+      cache.set(1, for: key)  // queued for the main actor, which is busy
+      clock.advance(by: .seconds(10))
+    }
     let (writtenAt, fresh) = await MainActor.run {
       let entry = cache.store.entry(for: key)
       return (entry?.writtenAt, entry?.isFresh(staleTime: .seconds(10)))
@@ -73,18 +80,10 @@ actor LikeService {
     try await Task { @MainActor in
       await screen.$number.load(shown, in: cache) { 0 }
     }.value(timeLimit: Self.hangLimit)
-    let (entered, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
-    let busy = Task { @MainActor in
-      entered.signal()
-      release.wait()
-    }
-    try await Task.detached {
-      entered.wait()
+    try await whileTheMainActorIsBusy {
       cache.set(1, for: shown)  // queued at 0 s
       clock.advance(by: .seconds(4))
-      release.signal()
-    }.value(timeLimit: Self.hangLimit)
-    try await busy.value(timeLimit: Self.hangLimit)
+    }
     let times = await MainActor.run {
       (cache.store.entry(for: shown)?.writtenAt, cache.store.entry(for: echoed)?.writtenAt)
     }

@@ -454,7 +454,9 @@ private func loadPolling(_ screen: RScreen, in cache: LoadCache, from server: RS
     return screen
   }
 
-  @Test func aFocusRevalidationOfAPagedEntryRefetchesEveryPageInOrderAndWritesOnce() async throws {
+  /// A focus return and a network return alike.
+  @Test(arguments: ["focus", "network"])
+  func aRevalidationOfAPagedEntryRefetchesEveryPageInOrderAndWritesOnce(_ event: String) async throws {
     let cache = LoadCache(clock: clock)
     let server = PageServer()
     let key = CacheKey<Feed>("feed")
@@ -462,24 +464,13 @@ private func loadPolling(_ screen: RScreen, in cache: LoadCache, from server: RS
     server.version = 1
     server.requests = []
     let history = StateRecorder(screen.$feed)
-    cache.setFocused(false)
-    cache.setFocused(true)
-    try await history.wait(forCount: 1, timeLimit: .seconds(20))
-    await yields(300)
-    #expect(server.requests == [0, 3, 6])
-    #expect(history.values == [.loaded(Feed(items: Array(100..<109), nextCursor: nil))])
-  }
-
-  @Test func aNetworkRevalidationOfAPagedEntryRefetchesEveryPage() async throws {
-    let cache = LoadCache(clock: clock)
-    let server = PageServer()
-    let key = CacheKey<Feed>("feed")
-    let screen = try await scrolled(cache, server, key)
-    server.version = 1
-    server.requests = []
-    let history = StateRecorder(screen.$feed)
-    cache.setOnline(false)
-    cache.setOnline(true)
+    if event == "focus" {
+      cache.setFocused(false)
+      cache.setFocused(true)
+    } else {
+      cache.setOnline(false)
+      cache.setOnline(true)
+    }
     try await history.wait(forCount: 1, timeLimit: .seconds(20))
     await yields(300)
     #expect(server.requests == [0, 3, 6])
